@@ -1,0 +1,63 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+/// Riffle: a full-screen terminal music player. See docs/architecture.md for how the
+/// targets below depend on each other (arrows point down only).
+let package = Package(
+  name: "Riffle",
+  platforms: [.macOS(.v13)],
+  products: [
+    .executable(name: "riffle", targets: ["riffle"])
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+  ],
+  targets: [
+    // C libraries from Debian, each wrapped by a module map and a shim header.
+    .systemLibrary(
+      name: "CNCurses", pkgConfig: "ncursesw",
+      providers: [.apt(["libncurses-dev"])]),
+    .systemLibrary(
+      name: "CCurl", pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"])]),
+    .systemLibrary(
+      name: "CAO", pkgConfig: "ao",
+      providers: [.apt(["libao-dev"])]),
+    .systemLibrary(
+      name: "CMPG123", pkgConfig: "libmpg123",
+      providers: [.apt(["libmpg123-dev"])]),
+
+    // Pure Swift: songs, player state, the reducer, formatting, text rules.
+    .target(name: "RiffleCore"),
+    // The shared API client (libcurl), feed decoding, likes, XDG paths.
+    .target(name: "RiffleAPI", dependencies: ["RiffleCore", "CCurl"]),
+    // The audio decoder module: bytes -> mpg123 -> libao, and the playback engine thread.
+    .target(name: "RiffleAudio", dependencies: ["RiffleCore", "RiffleAPI", "CMPG123", "CAO"]),
+    // Cell screen, views, terminals (ncurses and in-memory), key map.
+    .target(name: "RiffleTUI", dependencies: ["RiffleCore", "CNCurses"]),
+    // The view model: state store, effects, timer, input and screen wiring.
+    .target(name: "RiffleApp", dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI"]),
+    .executableTarget(
+      name: "riffle",
+      dependencies: [
+        "RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ]),
+
+    // Loopback HTTP server, tmux driver and other helpers shared by the tests.
+    .target(name: "RiffleTestSupport", dependencies: ["RiffleCore"]),
+
+    .testTarget(name: "RiffleCoreTests", dependencies: ["RiffleCore"]),
+    .testTarget(name: "RiffleAPITests", dependencies: ["RiffleAPI", "RiffleTestSupport"]),
+    .testTarget(
+      name: "RiffleAudioTests", dependencies: ["RiffleAudio", "RiffleAPI", "RiffleTestSupport"]),
+    .testTarget(name: "RiffleTUITests", dependencies: ["RiffleTUI", "RiffleCore"]),
+    .testTarget(
+      name: "RiffleAppTests",
+      dependencies: ["RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleTestSupport"]),
+    .testTarget(
+      name: "RiffleEndToEndTests",
+      dependencies: ["RiffleTestSupport", "RiffleCore"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

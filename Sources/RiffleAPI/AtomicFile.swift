@@ -1,0 +1,61 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Writes files so that a crash or kill at any moment leaves either the old or the new file,
+/// never a half one: write a temporary file beside it, fsync, rename over, fsync the folder.
+public enum AtomicFile {
+  public static func write(_ data: Data, to url: URL) throws {
+    let folder = url.deletingLastPathComponent()
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let temp = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+    let fd = open(temp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    guard fd >= 0 else { throw POSIXError.current("create \(temp.path)") }
+    var ok = true
+    data.withUnsafeBytes { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let n = Glibc.write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if n < 0 {
+          if errno == EINTR { continue }
+          ok = false
+          return
+        }
+        offset += n
+      }
+    }
+    if ok && fsync(fd) != 0 { ok = false }
+    let error = POSIXError.current("write \(temp.path)")
+    close(fd)
+    guard ok else {
+      unlink(temp.path)
+      throw error
+    }
+    guard rename(temp.path, url.path) == 0 else {
+      let error = POSIXError.current("rename to \(url.path)")
+      unlink(temp.path)
+      throw error
+    }
+    let dir = open(folder.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if dir >= 0 {
+      fsync(dir)
+      close(dir)
+    }
+  }
+}
+
+/// An errno with what was being done when it happened.
+public struct POSIXError: Error, CustomStringConvertible, Sendable {
+  public var code: Int32
+  public var operation: String
+
+  public static func current(_ operation: String) -> POSIXError {
+    POSIXError(code: errno, operation: operation)
+  }
+
+  public var description: String {
+    "\(operation): \(String(cString: strerror(code)))"
+  }
+}

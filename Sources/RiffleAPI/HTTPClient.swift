@@ -1,0 +1,167 @@
+import CCurl
+import Foundation
+
+/// What came back from a finished transfer.
+public struct HTTPResponse: Sendable {
+  public var status: Int
+  public var contentType: String?
+  public var body: Data
+}
+
+/// A request the client sends.
+public struct HTTPRequest: Sendable {
+  public var url: URL
+  public var method: String
+  public var headers: [String: String]
+  public var body: Data?
+  /// Bodies larger than this are refused (`HTTPError.tooLarge`).
+  public var maxBytes: Int
+  /// Ask for the bytes from this offset on (an HTTP Range request).
+  public var offset: Int64
+
+  public init(
+    url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,
+    maxBytes: Int = 20_000_000, offset: Int64 = 0
+  ) {
+    self.url = url
+    self.method = method
+    self.headers = headers
+    self.body = body
+    self.maxBytes = maxBytes
+    self.offset = offset
+  }
+}
+
+/// A transfer under way; cancelling it stops the download at once.
+public final class Transfer: @unchecked Sendable {
+  private let lock = NSLock()
+  private var _cancelled = false
+
+  public var isCancelled: Bool { lock.withLock { _cancelled } }
+  public func cancel() { lock.withLock { _cancelled = true } }
+}
+
+/// Callbacks of a streaming download. They run on the transfer's own thread.
+public struct StreamHandlers: Sendable {
+  /// The status line and headers are in: status, content type and expected length (if known).
+  public var onResponse: @Sendable (_ status: Int, _ contentType: String?, _ length: Int64?) -> Void
+  /// A chunk of the body. Return false to stop the transfer.
+  public var onData: @Sendable (Data) -> Bool
+  /// The end: nil when the body arrived whole.
+  public var onComplete: @Sendable (HTTPError?) -> Void
+
+  public init(
+    onResponse: @escaping @Sendable (Int, String?, Int64?) -> Void = { _, _, _ in },
+    onData: @escaping @Sendable (Data) -> Bool,
+    onComplete: @escaping @Sendable (HTTPError?) -> Void
+  ) {
+    self.onResponse = onResponse
+    self.onData = onData
+    self.onComplete = onComplete
+  }
+}
+
+/// The one HTTP client every part of Riffle uses: libcurl underneath, each transfer on a thread
+/// of its own so nothing waits on the main queue.
+///
+/// http://, https:// and file:// URLs are allowed; redirects go to http(s) only, at most 5.
+/// TLS is always verified. Instead of one total timeout there is a connect timeout and a stall
+/// timeout (no bytes for that long), so long downloads on slow links still finish.
+public final class HTTPClient: Sendable {
+  public static let shared = HTTPClient()
+
+  public let userAgent: String
+  public let connectTimeout: Int
+  public let stallTimeout: Int
+
+  public init(
+    userAgent: String = "Riffle/\(RiffleVersion.string)", connectTimeout: Int = 10,
+    stallTimeout: Int = 20
+  ) {
+    _ = HTTPClient.globalInit
+    self.userAgent = userAgent
+    self.connectTimeout = connectTimeout
+    self.stallTimeout = stallTimeout
+  }
+
+  private static let globalInit: Void = {
+    curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+  }()
+
+  /// Fetches a whole body. The completion runs on the transfer's thread.
+  @discardableResult
+  public func fetch(
+    _ request: HTTPRequest, completion: @escaping @Sendable (Result<HTTPResponse, HTTPError>) -> Void
+  ) -> Transfer {
+    let collector = BodyCollector()
+    return stream(
+      request,
+      handlers: StreamHandlers(
+        onResponse: { status, type, _ in collector.start(status: status, contentType: type) },
+        onData: { chunk in collector.append(chunk) },
+        onComplete: { error in
+          let response = collector.response()
+          if let error {
+            completion(.failure(error))
+          } else if !(200...299).contains(response.status) && !request.url.isFileURL {
+            let excerpt = String(decoding: response.body.prefix(200), as: UTF8.self)
+            completion(
+              .failure(
+                .status(response.status, host: request.url.displayHost, excerpt: excerpt)))
+          } else {
+            completion(.success(response))
+          }
+        }))
+  }
+
+  /// Fetches a whole body, blocking the calling thread; for tools and tests, never the main queue.
+  public func fetchSync(_ request: HTTPRequest) -> Result<HTTPResponse, HTTPError> {
+    let done = DispatchSemaphore(value: 0)
+    let box = ResultBox()
+    fetch(request) { result in
+      box.value = result
+      done.signal()
+    }
+    done.wait()
+    return box.value!
+  }
+
+  /// Streams a body chunk by chunk as it arrives. Error statuses (4xx, 5xx) end the transfer
+  /// with `HTTPError.status` before any chunk is passed on.
+  @discardableResult
+  public func stream(_ request: HTTPRequest, handlers: StreamHandlers) -> Transfer {
+    let transfer = Transfer()
+    let job = CurlJob(client: self, request: request, handlers: handlers, transfer: transfer)
+    let thread = Thread { job.run() }
+    thread.name = "riffle.http"
+    thread.stackSize = 512 * 1024
+    thread.start()
+    return transfer
+  }
+}
+
+private final class ResultBox: @unchecked Sendable {
+  var value: Result<HTTPResponse, HTTPError>?
+}
+
+/// Gathers a body for `fetch`, refusing to grow past the request's limit.
+private final class BodyCollector: @unchecked Sendable {
+  private let lock = NSLock()
+  private var status = 0
+  private var contentType: String?
+  private var body = Data()
+
+  func start(status: Int, contentType: String?) {
+    lock.withLock {
+      self.status = status
+      self.contentType = contentType
+    }
+  }
+  func append(_ chunk: Data) -> Bool {
+    lock.withLock { body.append(chunk) }
+    return true
+  }
+  func response() -> HTTPResponse {
+    lock.withLock { HTTPResponse(status: status, contentType: contentType, body: body) }
+  }
+}

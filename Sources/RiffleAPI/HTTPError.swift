@@ -1,0 +1,54 @@
+import Foundation
+
+/// Why a transfer failed, in terms a user can act on.
+public enum HTTPError: Error, Equatable, Sendable {
+  /// DNS failed, the port refused, or the network is unreachable.
+  case noConnection(host: String)
+  /// Connecting took too long, or no bytes arrived for the stall timeout.
+  case timeout(host: String)
+  /// The server answered with an error status; `excerpt` is the start of its body.
+  case status(Int, host: String, excerpt: String)
+  /// The body was larger than the limit for this kind of request.
+  case tooLarge(limit: Int)
+  case tooManyRedirects(host: String)
+  /// The connection broke before the body was complete.
+  case connectionLost(host: String)
+  /// A file:// URL that cannot be read.
+  case fileUnreadable(path: String)
+  case unsupportedURL(String)
+  case cancelled
+  /// Anything else curl reports, with its own words.
+  case transport(String)
+
+  /// One plain sentence for the status line.
+  public var userMessage: String {
+    switch self {
+    case .noConnection(let host):
+      return host.isEmpty ? "No internet connection" : "No connection to \(host)"
+    case .timeout(let host): return "\(host) is not answering (timed out)"
+    case .status(let code, let host, _):
+      switch code {
+      case 404: return "Not found (404) at \(host)"
+      case 401, 403: return "Access denied (\(code)) by \(host)"
+      case 429: return "Too many requests (429): \(host) asks us to slow down"
+      case 500...599: return "Server error \(code) from \(host)"
+      default: return "HTTP \(code) from \(host)"
+      }
+    case .tooLarge(let limit): return "Response too large (over \(limit / 1_000_000) MB)"
+    case .tooManyRedirects(let host): return "Too many redirects from \(host)"
+    case .connectionLost(let host): return "Connection to \(host) was cut off"
+    case .fileUnreadable(let path): return "Cannot read \(path)"
+    case .unsupportedURL(let url): return "Unsupported address \(url)"
+    case .cancelled: return "Cancelled"
+    case .transport(let detail): return "Network error: \(detail)"
+    }
+  }
+}
+
+extension URL {
+  /// The host for messages; the file name for file:// URLs.
+  var displayHost: String {
+    if isFileURL { return lastPathComponent }
+    return host ?? absoluteString
+  }
+}

@@ -1,0 +1,97 @@
+import Foundation
+
+/// Any JSON value. Sources decode into this first so that a wrong type in one field costs
+/// that field, not the whole response.
+public enum JSONValue: Equatable, Sendable, Decodable {
+  case null
+  case bool(Bool)
+  case number(Double)
+  case string(String)
+  case array([JSONValue])
+  case object([String: JSONValue])
+
+  public init(from decoder: Decoder) throws {
+    let container = try decoder.singleValueContainer()
+    if container.decodeNil() {
+      self = .null
+    } else if let value = try? container.decode(Bool.self) {
+      self = .bool(value)
+    } else if let value = try? container.decode(Double.self) {
+      self = .number(value)
+    } else if let value = try? container.decode(String.self) {
+      self = .string(value)
+    } else if let value = try? container.decode([JSONValue].self) {
+      self = .array(value)
+    } else {
+      self = .object(try container.decode([String: JSONValue].self))
+    }
+  }
+
+  public subscript(key: String) -> JSONValue? {
+    if case .object(let members) = self { return members[key] }
+    return nil
+  }
+
+  /// A string, or a number written as text (ids are sometimes numbers).
+  public var text: String? {
+    switch self {
+    case .string(let s): return s
+    case .number(let n) where n.isFinite && n == n.rounded() && abs(n) < 1e15:
+      return String(Int64(n))
+    case .number(let n): return String(n)
+    default: return nil
+    }
+  }
+
+  /// A non-empty string after trimming, or nil.
+  public var nonEmptyText: String? {
+    guard let t = text?.trimmingCharacters(in: .whitespacesAndNewlines), !t.isEmpty else {
+      return nil
+    }
+    return t
+  }
+
+  public var double: Double? {
+    switch self {
+    case .number(let n): return n.isFinite ? n : nil
+    case .string(let s): return Double(s.trimmingCharacters(in: .whitespaces))
+    default: return nil
+    }
+  }
+
+  public var int: Int? {
+    guard let d = double, d >= Double(Int.min), d <= Double(Int.max) else { return nil }
+    return Int(d)
+  }
+
+  public var bool: Bool? {
+    switch self {
+    case .bool(let b): return b
+    case .number(let n): return n != 0
+    case .string(let s):
+      switch s.lowercased() {
+      case "true", "1", "yes": return true
+      case "false", "0", "no": return false
+      default: return nil
+      }
+    default: return nil
+    }
+  }
+
+  public var array: [JSONValue]? {
+    if case .array(let items) = self { return items }
+    return nil
+  }
+
+  /// Parses JSON bytes, describing where the text is broken when it is.
+  public static func parse(_ data: Data) throws -> JSONValue {
+    do {
+      return try JSONDecoder().decode(JSONValue.self, from: data)
+    } catch let DecodingError.dataCorrupted(context) {
+      let why = (context.underlyingError as NSError?)?.localizedDescription
+      throw FeedError.invalidJSON(why ?? context.debugDescription)
+    } catch {
+      throw FeedError.invalidJSON(String(describing: error))
+    }
+  }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import RiffleAPI
+import RiffleCore
+import RiffleTUI
+
+/// The store: holds `PlayerState`, applies actions through `reduce`, runs the effects against
+/// the clients, keeps the timer running only while something moves, and draws each new state.
+///
+/// Everything happens on the main queue; results from other threads come back through `post`.
+@MainActor
+public final class PlayerViewModel {
+  public private(set) var state: PlayerState
+  private let clients: PlayerClients
+  private let terminal: Terminal
+  private let ticker: Ticker
+  private let keyMap: KeyMap
+  private let view: PageView
+  /// Called once the player has stopped everything and given the terminal back.
+  private let onQuit: @MainActor () -> Void
+  /// Every action, in order (for tests and the log).
+  public var onAction: (@MainActor (PlayerAction) -> Void)?
+
+  public init(
+    clients: PlayerClients, terminal: Terminal, ticker: Ticker, keyMap: KeyMap = .standard,
+    view: PageView = PageView(), state: PlayerState = PlayerState(),
+    onQuit: @escaping @MainActor () -> Void
+  ) {
+    self.clients = clients
+    self.terminal = terminal
+    self.ticker = ticker
+    self.keyMap = keyMap
+    self.view = view
+    self.state = state
+    self.onQuit = onQuit
+  }
+
+  /// Applies an action: new state, effects run, timer adjusted, screen redrawn.
+  public func send(_ action: PlayerAction) {
+    onAction?(action)
+    let effects = reduce(&state, action)
+    for effect in effects { run(effect) }
+    updateTicker()
+    render()
+  }
+
+  /// Sends an action from any thread: it is applied on the main queue, in order.
+  public nonisolated func post(_ action: PlayerAction) {
+    DispatchQueue.main.async {
+      MainActor.assumeIsolated { self.send(action) }
+    }
+  }
+
+  /// Reads every waiting key and sends what it asks for.
+  public func handleInput() {
+    for key in terminal.readKeys() {
+      if key == .resize {
+        handleResize()
+      } else if let action = keyMap.action(for: key) {
+        send(action)
+        if state.isQuitting { return }
+      }
+    }
+  }
+
+  /// The terminal changed size: forget what is shown and draw everything again.
+  public func handleResize() {
+    terminal.resized()
+    render()
+  }
+
+  public func render() {
+    guard !state.isQuitting else { return }
+    let (width, height) = terminal.size
+    terminal.flush(view.render(state, width: width, height: height))
+  }
+
+  private func updateTicker() {
+    if state.needsTimer && !state.isQuitting {
+      ticker.start { [weak self] in self?.tick() }
+    } else {
+      ticker.stop()
+    }
+  }
+
+  private func tick() {
+    if let position = clients.audio.position(state.playID), state.playback == .playing {
+      send(.playbackProgress(playID: state.playID, position: position, duration: nil))
+    }
+    send(.tick)
+  }
+
+  private func run(_ effect: PlayerEffect) {
+    switch effect {
+    case .loadFeed(let url):
+      let likes = clients.likes
+      clients.loadFeed(url) { [weak self] result in
+        switch result {
+        case .success(let page):
+          for note in page.skipped { FileHandle.standardError.write(Data("feed: \(note)\n".utf8)) }
+          let songs = page.songs.applyingLocalLikes(likes.all())
+          self?.post(.feedLoaded(songs, skipped: page.skipped.count))
+        case .failure(let error):
+          self?.post(.feedFailed(error.userMessage))
+        }
+      }
+    case .play(let song, let playID):
+      clients.audio.play(song, playID)
+    case .pause:
+      clients.audio.pause()
+    case .resume:
+      clients.audio.resume()
+    case .persistLike(let id, let liked):
+      clients.likes.set(id, liked) { [weak self] error in
+        if let error { self?.post(.likeSaveFailed(songID: id, liked: liked, error)) }
+      }
+    case .quit:
+      ticker.stop()
+      clients.audio.shutdown()
+      clients.likes.flush()
+      terminal.restore()
+      onQuit()
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// A repeating timer on the main queue that can be started and stopped; tests drive a manual one.
+@MainActor
+public protocol Ticker: AnyObject {
+  var isRunning: Bool { get }
+  func start(_ handler: @escaping @MainActor () -> Void)
+  func stop()
+}
+
+/// The live ticker: a DispatchSourceTimer on the main queue, cancelled when stopped, so an idle
+/// or paused player has no timer waking it.
+@MainActor
+public final class DispatchTicker: Ticker {
+  private var timer: DispatchSourceTimer?
+  private let interval: DispatchTimeInterval
+
+  public init(interval: DispatchTimeInterval = .milliseconds(100)) {
+    self.interval = interval
+  }
+
+  public var isRunning: Bool { timer != nil }
+
+  public func start(_ handler: @escaping @MainActor () -> Void) {
+    guard timer == nil else { return }
+    let timer = DispatchSource.makeTimerSource(queue: .main)
+    timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
+    timer.setEventHandler { MainActor.assumeIsolated { handler() } }
+    timer.resume()
+    self.timer = timer
+  }
+
+  public func stop() {
+    timer?.cancel()
+    timer = nil
+  }
+}
+
+/// A ticker that fires only when a test says so.
+@MainActor
+public final class ManualTicker: Ticker {
+  private var handler: (@MainActor () -> Void)?
+  public private(set) var startCount = 0
+
+  public init() {}
+
+  public var isRunning: Bool { handler != nil }
+
+  public func start(_ handler: @escaping @MainActor () -> Void) {
+    guard self.handler == nil else { return }
+    startCount += 1
+    self.handler = handler
+  }
+
+  public func stop() { handler = nil }
+
+  /// Fires the timer `count` times (only while running).
+  public func fire(_ count: Int = 1) {
+    for _ in 0..<count { handler?() }
+  }
+}

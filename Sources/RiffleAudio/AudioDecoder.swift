@@ -1,0 +1,59 @@
+import Foundation
+
+/// The PCM format everything is decoded to and played in: 44.1 kHz, stereo, signed 16-bit,
+/// little-endian, interleaved. One format means one output device for a whole session.
+public enum PCMFormat {
+  public static let sampleRate = 44_100
+  public static let channels = 2
+  public static let bytesPerFrame = 4
+}
+
+/// What a decoder gives back from one call.
+public enum DecodeStep: Equatable {
+  /// `bytes` of PCM were written to the buffer (possibly 0 while the format is found).
+  case pcm(Int)
+  /// All fed bytes are used up; feed more (or finish).
+  case needMore
+  /// The stream ended.
+  case done
+}
+
+/// Turns compressed audio bytes, fed in pieces as they arrive, into PCM in `PCMFormat`.
+public protocol AudioDecoder: AnyObject {
+  /// Gives the decoder more input.
+  func feed(_ bytes: Data) throws
+  /// Decodes into `buffer`; call until `.needMore` or `.done`.
+  func decode(into buffer: UnsafeMutableRawBufferPointer) throws -> DecodeStep
+  /// Total length in seconds, once the decoder can tell.
+  var duration: Double? { get }
+  /// True once the decoder recognised the stream and produced a format.
+  var hasFormat: Bool { get }
+  /// Tells the decoder the whole input size, which sharpens duration estimates.
+  func setInputLength(_ bytes: Int64)
+}
+
+/// Why audio could not be decoded.
+public enum DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
+  case unsupported(AudioKind)
+  case corrupt(String)
+  case noAudio
+
+  public var description: String {
+    switch self {
+    case .unsupported(.unknown): return "not an audio format Riffle can play"
+    case .unsupported(let kind): return "\(kind.name) audio is not supported yet"
+    case .corrupt(let detail): return "the audio is damaged (\(detail))"
+    case .noAudio: return "the file holds no playable audio"
+    }
+  }
+}
+
+/// Picks and builds the decoder for some sniffed bytes.
+public enum DecoderFactory {
+  public static func make(for kind: AudioKind) throws -> AudioDecoder {
+    switch kind {
+    case .mp3: return try MP3Decoder()
+    default: throw DecodeError.unsupported(kind)
+    }
+  }
+}

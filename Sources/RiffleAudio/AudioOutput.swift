@@ -1,0 +1,161 @@
+import CAO
+import Foundation
+
+/// Which output the user asked for on the command line (`--audio`).
+public enum AudioDriverChoice: Equatable, Sendable, CustomStringConvertible {
+  /// pulse, then alsa, then the null driver paced in real time.
+  case auto
+  case pulse
+  case alsa
+  /// No sound, paced in real time.
+  case null
+  /// Everything played, in order, into one WAV file; paced in real time.
+  case wav(String)
+
+  public init?(argument: String) {
+    switch argument {
+    case "auto": self = .auto
+    case "pulse": self = .pulse
+    case "alsa": self = .alsa
+    case "null": self = .null
+    default:
+      guard argument.hasPrefix("wav:"), argument.count > 4 else { return nil }
+      self = .wav(String(argument.dropFirst(4)))
+    }
+  }
+
+  public var description: String {
+    switch self {
+    case .auto: return "auto"
+    case .pulse: return "pulse"
+    case .alsa: return "alsa"
+    case .null: return "null"
+    case .wav(let path): return "wav:\(path)"
+    }
+  }
+}
+
+/// Why no output could be opened.
+public struct AudioOutputError: Error, CustomStringConvertible, Sendable {
+  public var description: String
+}
+
+/// An open libao device taking PCM in `PCMFormat`.
+///
+/// Devices that are not sound cards (null, wav) take audio as fast as it comes, so they are
+/// paced: `write` returns how long to wait before the next write keeps them at real time.
+public final class AudioOutput: @unchecked Sendable {
+  public let driverName: String
+  private var device: OpaquePointer?
+  private let paced: Bool
+  /// How far ahead of real time a paced device may run, like a sound card's buffer.
+  public static let pacedLead = 0.2
+
+  private var pacingStart = Date()
+  private var framesSinceStart = 0
+
+  private static let libraryReady: Void = { ao_initialize() }()
+
+  private init(driverName: String, device: OpaquePointer, paced: Bool) {
+    self.driverName = driverName
+    self.device = device
+    self.paced = paced
+  }
+
+  /// Opens the output the user chose. `auto` never fails: it ends at a paced null device.
+  public static func open(_ choice: AudioDriverChoice) throws -> AudioOutput {
+    _ = libraryReady
+    switch choice {
+    case .auto:
+      // A fixed order: the system default may name a driver that cannot open here, and some
+      // drivers (nas) take seconds to fail.
+      for name in ["pulse", "alsa"] {
+        if let output = try? openLive(name) { return output }
+      }
+      return try openLive("null")
+    case .pulse: return try openLive("pulse")
+    case .alsa: return try openLive("alsa")
+    case .null: return try openLive("null")
+    case .wav(let path): return try openFile(path)
+    }
+  }
+
+  private static func format() -> ao_sample_format {
+    var format = ao_sample_format()
+    format.bits = 16
+    format.rate = Int32(PCMFormat.sampleRate)
+    format.channels = Int32(PCMFormat.channels)
+    format.byte_format = AO_FMT_LITTLE
+    format.matrix = nil
+    return format
+  }
+
+  private static func openLive(_ name: String) throws -> AudioOutput {
+    let id = ao_driver_id(name)
+    guard id >= 0 else { throw AudioOutputError(description: "no \(name) audio driver") }
+    var format = format()
+    guard let device = ao_open_live(id, &format, nil) else {
+      throw AudioOutputError(description: "cannot open \(name) audio (\(errnoText))")
+    }
+    return AudioOutput(driverName: name, device: device, paced: name == "null")
+  }
+
+  private static func openFile(_ path: String) throws -> AudioOutput {
+    let id = ao_driver_id("wav")
+    guard id >= 0 else { throw AudioOutputError(description: "no wav audio driver") }
+    var format = format()
+    guard let device = ao_open_file(id, path, 1, &format, nil) else {
+      throw AudioOutputError(description: "cannot write \(path) (\(errnoText))")
+    }
+    return AudioOutput(driverName: "wav", device: device, paced: true)
+  }
+
+  private static var errnoText: String {
+    switch errno {
+    case AO_ENODRIVER: return "no such driver"
+    case AO_ENOTLIVE: return "not a live device"
+    case AO_EBADOPTION: return "bad option"
+    case AO_EOPENDEVICE: return "device will not open"
+    case AO_EOPENFILE: return "file will not open"
+    case AO_EFILEEXISTS: return "file exists"
+    case AO_EBADFORMAT: return "format not supported"
+    default: return "error \(errno)"
+    }
+  }
+
+  /// Plays PCM; returns seconds to wait before writing more (0 for real devices).
+  @discardableResult
+  public func write(_ pcm: UnsafeRawBufferPointer) -> TimeInterval {
+    guard let device, pcm.count > 0 else { return 0 }
+    let frames = pcm.count / PCMFormat.bytesPerFrame
+    var now = Date()
+    if paced {
+      // After a pause or a stall the clock has run on: start counting again from here.
+      if queuedSeconds(at: now) < 0 {
+        pacingStart = now
+        framesSinceStart = 0
+      }
+    }
+    let bytes = UnsafeMutablePointer(mutating: pcm.baseAddress!.assumingMemoryBound(to: CChar.self))
+    ao_play(device, bytes, UInt32(pcm.count))
+    guard paced else { return 0 }
+    framesSinceStart += frames
+    now = Date()
+    return max(0, queuedSeconds(at: now) - AudioOutput.pacedLead)
+  }
+
+  /// Seconds written but not yet heard (paced devices only; may be negative when starved).
+  public func queuedSeconds(at now: Date = Date()) -> Double {
+    guard paced else { return 0 }
+    return Double(framesSinceStart) / Double(PCMFormat.sampleRate)
+      - now.timeIntervalSince(pacingStart)
+  }
+
+  /// Closes the device; file drivers write their header sizes only here.
+  public func close() {
+    if let device { ao_close(device) }
+    device = nil
+  }
+
+  deinit { close() }
+}

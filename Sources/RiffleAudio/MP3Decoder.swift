@@ -1,0 +1,85 @@
+import CMPG123
+import Foundation
+
+/// MP3 decoding with libmpg123's feed API: bytes go in as they arrive from the network.
+public final class MP3Decoder: AudioDecoder {
+  private let handle: OpaquePointer
+  public private(set) var hasFormat = false
+  private var sourceRate = PCMFormat.sampleRate
+
+  private static let libraryReady: Bool = {
+    // Needed before 1.27 and harmless after.
+    mpg123_init() == MPG123_OK.rawValue
+  }()
+
+  public init() throws {
+    _ = MP3Decoder.libraryReady
+    var error: Int32 = 0
+    guard let handle = mpg123_new(nil, &error) else {
+      throw DecodeError.corrupt("cannot start mpg123: \(String(cString: mpg123_plain_strerror(error)))")
+    }
+    self.handle = handle
+    // Quiet: mpg123 must not print over the screen. Force stereo and 44.1 kHz so every song
+    // fits the one open output; gapless trims the encoder's padding, as mpg123 itself does.
+    let flags = Int(MPG123_QUIET.rawValue | MPG123_FORCE_STEREO.rawValue | MPG123_GAPLESS.rawValue)
+    riffle_mpg123_param(handle, MPG123_ADD_FLAGS, flags, 0)
+    riffle_mpg123_param(handle, MPG123_FORCE_RATE, PCMFormat.sampleRate, 0)
+    mpg123_format_none(handle)
+    mpg123_format(
+      handle, PCMFormat.sampleRate, Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
+    guard mpg123_open_feed(handle) == MPG123_OK.rawValue else {
+      mpg123_delete(handle)
+      throw DecodeError.corrupt("cannot open the mpg123 feed")
+    }
+  }
+
+  deinit {
+    mpg123_delete(handle)
+  }
+
+  public func setInputLength(_ bytes: Int64) {
+    riffle_mpg123_set_filesize(handle, off_t(bytes))
+  }
+
+  public func feed(_ bytes: Data) throws {
+    let result = bytes.withUnsafeBytes { raw in
+      riffle_mpg123_feed(handle, raw.bindMemory(to: UInt8.self).baseAddress, raw.count)
+    }
+    if result != MPG123_OK.rawValue { throw DecodeError.corrupt(lastError) }
+  }
+
+  public func decode(into buffer: UnsafeMutableRawBufferPointer) throws -> DecodeStep {
+    var done = 0
+    let result = riffle_mpg123_read(handle, buffer.baseAddress, buffer.count, &done)
+    switch result {
+    case MPG123_OK.rawValue:
+      return .pcm(done)
+    case MPG123_NEW_FORMAT.rawValue:
+      var rate = 0
+      var channels: Int32 = 0
+      var encoding: Int32 = 0
+      riffle_mpg123_getformat(handle, &rate, &channels, &encoding)
+      guard rate == PCMFormat.sampleRate, channels == 2,
+        encoding == Int32(MPG123_ENC_SIGNED_16.rawValue)
+      else { throw DecodeError.corrupt("unexpected output format \(rate) Hz") }
+      hasFormat = true
+      return .pcm(done)
+    case MPG123_NEED_MORE.rawValue:
+      return done > 0 ? .pcm(done) : .needMore
+    case MPG123_DONE.rawValue:
+      return .done
+    default:
+      throw DecodeError.corrupt(lastError)
+    }
+  }
+
+  public var duration: Double? {
+    let samples = riffle_mpg123_length(handle)
+    guard samples > 0 else { return nil }
+    return Double(samples) / Double(PCMFormat.sampleRate)
+  }
+
+  private var lastError: String {
+    String(cString: mpg123_strerror(handle))
+  }
+}

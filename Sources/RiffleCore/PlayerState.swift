@@ -1,0 +1,82 @@
+import Foundation
+
+/// Everything the player shows, as one value. Only `reduce` changes it.
+public struct PlayerState: Equatable, Sendable {
+  /// Where the feed is in its life: asked for, here, or failed with a reason.
+  public enum FeedPhase: Equatable, Sendable {
+    case idle
+    case loading
+    case loaded
+    case failed(String)
+  }
+
+  /// What the audio for the current page is doing.
+  public enum Playback: Equatable, Sendable {
+    case idle
+    /// Asked for, no sound yet.
+    case loading
+    /// Was playing; waiting for bytes.
+    case buffering
+    case playing
+    case paused
+    /// The last song ended.
+    case finished
+    case failed(String)
+  }
+
+  /// A line for the status bar: information or an error.
+  public struct Message: Equatable, Sendable {
+    public enum Kind: Equatable, Sendable {
+      case info
+      case error
+    }
+    public var kind: Kind
+    public var text: String
+
+    public init(_ kind: Kind, _ text: String) {
+      self.kind = kind
+      self.text = text
+    }
+  }
+
+  /// Something drawn over the page.
+  public enum Overlay: Equatable, Sendable {
+    case help
+  }
+
+  public var songs: [Song] = []
+  public var index: Int = 0
+  public var feed: FeedPhase = .idle
+  public var playback: Playback = .idle
+  /// Seconds of the current song already heard.
+  public var position: Double = 0
+  public var duration: Double?
+  /// Numbers each request to play; engine reports about older requests are ignored.
+  public var playID: Int = 0
+  public var message: Message?
+  public var overlay: Overlay?
+  /// Frames left in the like "pop" animation; 0 when still.
+  public var likePulse: Int = 0
+  /// Counts timer frames; drives the spinner.
+  public var frame: Int = 0
+  public var isQuitting = false
+
+  public init() {}
+
+  /// The song on the current page, if there is one.
+  public var currentSong: Song? {
+    songs.indices.contains(index) ? songs[index] : nil
+  }
+
+  public var canGoPrevious: Bool { index > 0 && !songs.isEmpty }
+  public var canGoNext: Bool { index + 1 < songs.count }
+
+  /// True while something on screen moves with time, so the timer must run.
+  public var needsTimer: Bool {
+    playback == .playing || playback == .loading || playback == .buffering || likePulse > 0
+      || feed == .loading
+  }
+
+  /// Number of frames a like "pop" lasts.
+  public static let likePulseFrames = 6
+}

@@ -1,0 +1,52 @@
+import Foundation
+
+/// One song as the player shows and plays it, whatever source it came from.
+public struct Song: Equatable, Hashable, Sendable, Identifiable {
+  public var id: String
+  public var title: String
+  /// The artist's display name ("Mira Sol").
+  public var displayName: String
+  /// The artist's handle without the "@" ("mirasol").
+  public var handle: String
+  public var imageURL: URL?
+  public var audioURL: URL
+  public var likeCount: Int
+  public var isLiked: Bool
+  /// Length in seconds when the source says; the decoder's figure replaces it once known.
+  public var duration: Double?
+
+  public init(
+    id: String, title: String, displayName: String, handle: String, imageURL: URL? = nil,
+    audioURL: URL, likeCount: Int = 0, isLiked: Bool = false, duration: Double? = nil
+  ) {
+    self.id = id
+    self.title = title
+    self.displayName = displayName
+    self.handle = handle
+    self.imageURL = imageURL
+    self.audioURL = audioURL
+    self.likeCount = likeCount
+    self.isLiked = isLiked
+    self.duration = duration
+  }
+
+  /// The same song with its like flipped and the count moved by one (never below zero).
+  public func togglingLike() -> Song {
+    var song = self
+    song.isLiked.toggle()
+    song.likeCount = max(0, likeCount + (song.isLiked ? 1 : -1))
+    return song
+  }
+
+  /// The same song with the like set as the user last left it; the count follows the change.
+  public func applyingLocalLike(_ liked: Bool) -> Song {
+    liked == isLiked ? self : togglingLike()
+  }
+}
+
+extension Array where Element == Song {
+  /// Applies locally stored likes (song id -> liked) over the values a source sent.
+  public func applyingLocalLikes(_ likes: [String: Bool]) -> [Song] {
+    map { song in likes[song.id].map(song.applyingLocalLike) ?? song }
+  }
+}

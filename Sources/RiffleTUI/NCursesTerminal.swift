@@ -1,0 +1,183 @@
+import CNCurses
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The real terminal, through ncursesw. Only cells that changed since the last flush are sent.
+public final class NCursesTerminal: Terminal {
+  private var shown: Screen?
+  private var pairs: [PairKey: Int32] = [:]
+  private let colorCount: Int
+  private let canChangeColor: Bool
+  private var active = true
+
+  private struct PairKey: Hashable {
+    var fg: Int32
+    var bg: Int32
+  }
+
+  /// Takes over the terminal: alternate screen, no echo, keys one at a time, no cursor.
+  public init() throws {
+    NCursesTerminal.chooseLocale()
+    guard initscr() != nil else { throw TerminalError("cannot start the terminal (is TERM set?)") }
+    cbreak()
+    noecho()
+    nonl()
+    intrflush(riffle_nc_stdscr(), false)
+    keypad(riffle_nc_stdscr(), true)
+    nodelay(riffle_nc_stdscr(), true)
+    set_escdelay(25)
+    curs_set(0)
+    if has_colors() {
+      start_color()
+      use_default_colors()
+    }
+    colorCount = has_colors() ? Int(riffle_nc_colors()) : 0
+    canChangeColor = false
+    mousemask(0, nil)
+  }
+
+  /// Wide text needs a UTF-8 locale; under LC_ALL=C fall back to C.UTF-8.
+  private static func chooseLocale() {
+    setlocale(LC_ALL, "")
+    let codeset = String(cString: nl_langinfo(nl_item(CODESET)))
+    if codeset.uppercased().replacingOccurrences(of: "-", with: "") != "UTF8" {
+      if setlocale(LC_ALL, "C.UTF-8") == nil { setlocale(LC_CTYPE, "en_US.UTF-8") }
+    }
+  }
+
+  public var size: (width: Int, height: Int) {
+    (Int(riffle_nc_cols()), Int(riffle_nc_lines()))
+  }
+
+  public func resized() {
+    var ws = winsize()
+    if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_row > 0, ws.ws_col > 0 {
+      resizeterm(Int32(ws.ws_row), Int32(ws.ws_col))
+    }
+    shown = nil
+    clearok(riffle_nc_stdscr(), true)
+  }
+
+  public func flush(_ screen: Screen) {
+    guard active else { return }
+    let (width, height) = size
+    let previous = (shown?.width == screen.width && shown?.height == screen.height) ? shown : nil
+    if previous == nil { werase(riffle_nc_stdscr()) }
+    for y in 0..<min(height, screen.height) {
+      for x in 0..<min(width, screen.width) {
+        let cell = screen[x, y]
+        if let previous, previous[x, y] == cell { continue }
+        if cell.isContinuation { continue }
+        draw(cell, x: x, y: y)
+      }
+    }
+    shown = screen
+    wnoutrefresh(riffle_nc_stdscr())
+    doupdate()
+  }
+
+  private func draw(_ cell: Cell, x: Int, y: Int) {
+    var attrs = riffle_nc_a_normal()
+    if cell.style.bold { attrs |= riffle_nc_a_bold() }
+    if cell.style.dim { attrs |= riffle_nc_a_dim() }
+    if cell.style.reverse { attrs |= riffle_nc_a_reverse() }
+    if cell.style.underline { attrs |= riffle_nc_a_underline() }
+    let pair = pairNumber(fg: colorNumber(cell.style.foreground), bg: colorNumber(cell.style.background))
+    var chars: [wchar_t] = cell.text.unicodeScalars.prefix(5).map { wchar_t(bitPattern: $0.value) }
+    if chars.isEmpty { chars = [wchar_t(32)] }
+    chars.append(0)
+    _ = riffle_nc_put_cell(Int32(y), Int32(x), chars, attrs, pair)
+  }
+
+  private func pairNumber(fg: Int32, bg: Int32) -> Int32 {
+    if fg == -1 && bg == -1 { return 0 }
+    let key = PairKey(fg: fg, bg: bg)
+    if let pair = pairs[key] { return pair }
+    // alloc_pair reuses the least recently used pair when the table is full.
+    let pair = alloc_pair(fg, bg)
+    let result = pair < 0 ? 0 : pair
+    pairs[key] = result
+    if pairs.count > Int(riffle_nc_color_pairs()) { pairs.removeAll() }
+    return result
+  }
+
+  /// Maps a colour to the terminal's: direct RGB, the 256-colour cube, or the 8 basic colours.
+  private func colorNumber(_ color: Color) -> Int32 {
+    switch color {
+    case .default: return -1
+    case .palette(let index):
+      if Int(index) < colorCount { return Int32(index) }
+      return Int32(Palette.nearestBasic(Palette.rgb(of: index)))
+    case .rgb(let r, let g, let b):
+      if colorCount >= 0x1000000 {
+        let value = Int32(r) << 16 | Int32(g) << 8 | Int32(b)
+        return value < 8 ? 8 : value  // 0...7 are palette entries in direct mode
+      }
+      if colorCount >= 256 { return Int32(Palette.nearest256(r, g, b)) }
+      return Int32(Palette.nearestBasic((r, g, b)) % max(colorCount, 1))
+    }
+  }
+
+  public func readKeys() -> [Key] {
+    var keys: [Key] = []
+    var code: wint_t = 0
+    while keys.count < 256 {
+      let result = riffle_nc_get_wch(&code)
+      if result == ERR { break }
+      if result == riffle_nc_key_code_yes() {
+        keys.append(Self.key(forCode: Int32(code)))
+      } else {
+        keys.append(Self.key(forChar: UInt32(code)))
+      }
+    }
+    return keys
+  }
+
+  static func key(forCode code: Int32) -> Key {
+    switch code {
+    case KEY_LEFT: return .left
+    case KEY_RIGHT: return .right
+    case KEY_UP: return .up
+    case KEY_DOWN: return .down
+    case KEY_SLEFT: return .shiftLeft
+    case KEY_SRIGHT: return .shiftRight
+    case KEY_HOME: return .home
+    case KEY_END: return .end
+    case KEY_PPAGE: return .pageUp
+    case KEY_NPAGE: return .pageDown
+    case KEY_ENTER: return .enter
+    case KEY_BACKSPACE: return .backspace
+    case KEY_RESIZE: return .resize
+    case KEY_F0...(KEY_F0 + 63): return .function(Int(code - KEY_F0))
+    default: return .unknown(Int(code))
+    }
+  }
+
+  static func key(forChar value: UInt32) -> Key {
+    switch value {
+    case 13, 10: return .enter
+    case 27: return .escape
+    case 9: return .tab
+    case 127, 8: return .backspace
+    default:
+      guard let scalar = Unicode.Scalar(value) else { return .unknown(Int(value)) }
+      return .char(Character(scalar))
+    }
+  }
+
+  public func restore() {
+    guard active else { return }
+    active = false
+    curs_set(1)
+    endwin()
+  }
+}
+
+/// A terminal failure at start-up.
+public struct TerminalError: Error, CustomStringConvertible {
+  public var description: String
+  public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,244 @@
+import RiffleCore
+
+/// Draws the player: one song as a full page, with the overlay, status line and help.
+public struct PageView {
+  public var theme: Theme
+  /// Smallest size the page is drawn at; below it a notice says the terminal is too small.
+  public static let minimumSize = (width: 30, height: 8)
+
+  public init(theme: Theme = .standard) {
+    self.theme = theme
+  }
+
+  public func render(_ state: PlayerState, width: Int, height: Int) -> Screen {
+    var screen = Screen(width: width, height: height)
+    guard width >= Self.minimumSize.width, height >= Self.minimumSize.height else {
+      drawTooSmall(&screen)
+      return screen
+    }
+    if let song = state.currentSong {
+      drawBackground(&screen, for: song)
+      drawPage(&screen, song: song, state: state)
+    } else {
+      drawEmpty(&screen, state: state)
+    }
+    if state.overlay == .help { drawHelp(&screen) }
+    return screen
+  }
+
+  // MARK: - Pieces
+
+  private func drawTooSmall(_ screen: inout Screen) {
+    guard screen.height > 0 else { return }
+    let style = CellStyle(foreground: theme.error, bold: true)
+    let y = screen.height / 2
+    screen.putCentered("Terminal too small", y: y, style: style)
+    if screen.height > 1 {
+      let need = "need \(Self.minimumSize.width)x\(Self.minimumSize.height)"
+      screen.putCentered(need, y: min(screen.height - 1, y + 1), style: CellStyle(foreground: theme.muted))
+    }
+  }
+
+  /// Until cover art is drawn, a gradient in the song's own colour stands in for it.
+  private func drawBackground(_ screen: inout Screen, for song: Song) {
+    let (r, g, b) = Self.colour(for: song.id)
+    for y in 0..<screen.height {
+      let t = Double(y) / Double(max(1, screen.height - 1))
+      let k = 0.55 * (1 - t) + 0.12
+      let style = CellStyle(
+        background: .rgb(UInt8(Double(r) * k), UInt8(Double(g) * k), UInt8(Double(b) * k)))
+      screen.fill(x: 0, y: y, width: screen.width, height: 1, style: style)
+    }
+  }
+
+  private func drawPage(_ screen: inout Screen, song: Song, state: PlayerState) {
+    let w = screen.width
+    let h = screen.height
+    let margin = w >= 60 ? 4 : 2
+    let inner = w - 2 * margin
+    let header = CellStyle(foreground: theme.text, background: headerBackground(screen), bold: true)
+    screen.put("Riffle", x: margin, y: 0, style: header)
+    let position = "\(state.index + 1) / \(state.songs.count)"
+    screen.put(position, x: w - margin - DisplayWidth.of(position), y: 0, style: header)
+
+    // The darkened band keeps the text readable on any cover.
+    let bandTop = h - 7
+    let band = CellStyle(background: theme.band)
+    screen.fill(x: 0, y: bandTop, width: w, height: 7, style: band)
+    let text = CellStyle(foreground: theme.text, background: theme.band)
+    let muted = CellStyle(foreground: theme.muted, background: theme.band)
+
+    let title = song.title.isEmpty ? "Untitled" : song.title
+    var titleStyle = text
+    titleStyle.bold = true
+    screen.put(title, x: margin, y: bandTop, style: titleStyle, maxWidth: inner)
+
+    let artist = song.displayName.isEmpty ? "Unknown artist" : song.displayName
+    let used = screen.put(artist, x: margin, y: bandTop + 1, style: text, maxWidth: inner)
+    if !song.handle.isEmpty && used + 3 < inner {
+      screen.put(
+        " @" + song.handle, x: margin + used, y: bandTop + 1, style: muted, maxWidth: inner - used)
+    }
+
+    drawLike(&screen, song: song, pulse: state.likePulse, x: margin, y: bandTop + 2)
+    drawProgress(&screen, state: state, x: margin, y: bandTop + 3, width: inner)
+    drawControls(&screen, state: state, y: bandTop + 4)
+    drawStatus(&screen, state: state, x: margin, y: bandTop + 5, width: inner)
+    let hints = "←/→ page  space play/pause  l like  ? help  q quit"
+    screen.put(hints, x: margin, y: bandTop + 6, style: muted, maxWidth: inner)
+  }
+
+  private func headerBackground(_ screen: Screen) -> Color {
+    screen.height > 0 && screen.width > 0 ? screen[0, 0].style.background : .default
+  }
+
+  private func drawLike(_ screen: inout Screen, song: Song, pulse: Int, x: Int, y: Int) {
+    let heart = song.isLiked ? "♥" : "♡"
+    var style = CellStyle(
+      foreground: song.isLiked ? theme.accent : theme.muted, background: theme.band)
+    style.bold = song.isLiked || pulse > 0
+    // The pop: the heart swells with a spark for the first frames, then settles.
+    let shown = pulse > PlayerState.likePulseFrames / 2 ? "\(heart)\(heart)" : heart
+    let used = screen.put(shown, x: x, y: y, style: style)
+    let count = " " + Self.grouped(song.likeCount) + (song.isLiked ? " liked" : "")
+    screen.put(count, x: x + used, y: y, style: CellStyle(foreground: theme.text, background: theme.band))
+    if pulse > 0 {
+      let spark = pulse % 2 == 0 ? " ✦" : " ✧"
+      screen.put(
+        spark, x: x + used + DisplayWidth.of(count), y: y,
+        style: CellStyle(foreground: theme.accent, background: theme.band))
+    }
+  }
+
+  private func drawProgress(_ screen: inout Screen, state: PlayerState, x: Int, y: Int, width: Int) {
+    let elapsed = formatTime(state.position)
+    let total = state.duration.map(formatTime) ?? "-:--"
+    let labels = CellStyle(foreground: theme.muted, background: theme.band)
+    screen.put(elapsed, x: x, y: y, style: labels)
+    let totalWidth = DisplayWidth.of(total)
+    screen.put(total, x: x + width - totalWidth, y: y, style: labels)
+    let barX = x + DisplayWidth.of(elapsed) + 1
+    let barWidth = width - DisplayWidth.of(elapsed) - totalWidth - 2
+    guard barWidth > 2 else { return }
+    let fraction: Double = {
+      guard let d = state.duration, d > 0 else { return 0 }
+      return min(1, max(0, state.position / d))
+    }()
+    let filled = Int((Double(barWidth - 1) * fraction).rounded(.down))
+    let done = CellStyle(foreground: theme.progress, background: theme.band)
+    let track = CellStyle(foreground: theme.progressTrack, background: theme.band)
+    screen.put(String(repeating: "━", count: filled), x: barX, y: y, style: done)
+    screen.put("●", x: barX + filled, y: y, style: done)
+    screen.put(
+      String(repeating: "─", count: barWidth - filled - 1), x: barX + filled + 1, y: y, style: track)
+  }
+
+  private func drawControls(_ screen: inout Screen, state: PlayerState, y: Int) {
+    let on = CellStyle(foreground: theme.text, background: theme.band, bold: true)
+    let off = CellStyle(foreground: theme.progressTrack, background: theme.band, dim: true)
+    let isPlaying = [.playing, .buffering, .loading].contains(state.playback)
+    let play = isPlaying ? "❚❚ Pause" : "▶ Play"
+    let parts: [(String, CellStyle)] = [
+      ("|◀ Prev", state.canGoPrevious ? on : off), ("     ", on), (play, on), ("     ", on),
+      ("Next ▶|", state.canGoNext ? on : off),
+    ]
+    let total = parts.reduce(0) { $0 + DisplayWidth.of($1.0) }
+    var x = max(0, (screen.width - total) / 2)
+    for (label, style) in parts {
+      x += screen.put(label, x: x, y: y, style: style)
+    }
+  }
+
+  private func drawStatus(_ screen: inout Screen, state: PlayerState, x: Int, y: Int, width: Int) {
+    let spinner = Self.spinnerFrames[state.frame % Self.spinnerFrames.count]
+    var line: String
+    var style = CellStyle(foreground: theme.muted, background: theme.band)
+    switch state.playback {
+    case .loading: line = "\(spinner) Loading…"
+    case .buffering: line = "\(spinner) Buffering…"
+    case .paused: line = "Paused"
+    case .finished: line = "End of the feed"
+    case .failed: line = "Cannot play this song"
+    case .playing, .idle: line = ""
+    }
+    if let message = state.message {
+      line = line.isEmpty ? message.text : "\(line) · \(message.text)"
+      if message.kind == .error { style.foreground = theme.error }
+    }
+    screen.put(line, x: x, y: y, style: style, maxWidth: width)
+  }
+
+  private func drawEmpty(_ screen: inout Screen, state: PlayerState) {
+    let y = screen.height / 2 - 1
+    let spinner = Self.spinnerFrames[state.frame % Self.spinnerFrames.count]
+    let muted = CellStyle(foreground: theme.muted)
+    screen.putCentered("Riffle", y: max(0, y - 2), style: CellStyle(foreground: theme.text, bold: true))
+    switch state.feed {
+    case .idle, .loading:
+      screen.putCentered("\(spinner) Loading songs…", y: y, style: muted)
+    case .failed(let reason):
+      screen.putCentered(reason, y: y, style: CellStyle(foreground: theme.error))
+    case .loaded:
+      screen.putCentered(state.message?.text ?? "No songs", y: y, style: muted)
+    }
+    screen.putCentered("q quit", y: screen.height - 1, style: muted)
+  }
+
+  private func drawHelp(_ screen: inout Screen) {
+    let rows: [(String, String)] = [
+      ("← →", "previous / next song"),
+      ("space", "play / pause"),
+      ("l", "like / unlike"),
+      ("?", "show / hide this help"),
+      ("q", "quit"),
+    ]
+    let boxWidth = min(screen.width - 2, 40)
+    let boxHeight = min(screen.height - 2, rows.count + 4)
+    let x = (screen.width - boxWidth) / 2
+    let y = (screen.height - boxHeight) / 2
+    let box = CellStyle(foreground: theme.text, background: .rgb(30, 30, 40))
+    screen.fill(x: x, y: y, width: boxWidth, height: boxHeight, style: box)
+    var title = box
+    title.bold = true
+    screen.putCentered("Keys", x: x, y: y + 1, width: boxWidth, style: title)
+    for (i, row) in rows.enumerated() where y + 3 + i < y + boxHeight - 1 {
+      var keyStyle = box
+      keyStyle.foreground = theme.accent
+      screen.put(row.0, x: x + 3, y: y + 3 + i, style: keyStyle, maxWidth: 8)
+      screen.put(row.1, x: x + 12, y: y + 3 + i, style: box, maxWidth: boxWidth - 14)
+    }
+  }
+
+  static let spinnerFrames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+
+  /// A stable, pleasant colour for a song (FNV-1a of its id picks the hue).
+  static func colour(for id: String) -> (UInt8, UInt8, UInt8) {
+    var hash: UInt32 = 2_166_136_261
+    for byte in id.utf8 {
+      hash = (hash ^ UInt32(byte)) &* 16_777_619
+    }
+    let hue = Double(hash % 360) / 60
+    let x = 1 - abs(hue.truncatingRemainder(dividingBy: 2) - 1)
+    let (r, g, b): (Double, Double, Double)
+    switch Int(hue) {
+    case 0: (r, g, b) = (1, x, 0)
+    case 1: (r, g, b) = (x, 1, 0)
+    case 2: (r, g, b) = (0, 1, x)
+    case 3: (r, g, b) = (0, x, 1)
+    case 4: (r, g, b) = (x, 0, 1)
+    default: (r, g, b) = (1, 0, x)
+    }
+    return (UInt8(60 + r * 195), UInt8(60 + g * 195), UInt8(60 + b * 195))
+  }
+
+  /// 1234567 -> "1,234,567".
+  static func grouped(_ n: Int) -> String {
+    let digits = String(abs(n))
+    var out = ""
+    for (i, ch) in digits.enumerated() {
+      if i > 0 && (digits.count - i) % 3 == 0 { out.append(",") }
+      out.append(ch)
+    }
+    return n < 0 ? "-" + out : out
+  }
+}

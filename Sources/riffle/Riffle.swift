@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import RiffleAPI
+import RiffleApp
+import RiffleAudio
+import RiffleCore
+import RiffleTUI
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `riffle [SOURCE] [--audio DRIVER]`: the composition root. Builds the live world and runs it.
+@main
+struct Riffle: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "riffle",
+    abstract: "A full-screen terminal music player: one song a page, arrows to swipe.",
+    discussion: """
+      Keys: Left/Right page between songs, space plays and pauses, l likes, ? shows help, \
+      q quits.
+
+      Examples:
+        riffle                                   # the bundled catalog, offline
+        riffle https://apitest.suno.com/api/songs
+        riffle ~/music/feed.json --audio wav:/tmp/out.wav
+      """,
+    version: "riffle \(RiffleVersion.string)")
+
+  @Argument(
+    help: ArgumentHelp(
+      "A feed: an http(s):// or file:// URL, or a path to a feed file. None plays the bundled catalog.",
+      valueName: "source"))
+  var source: String?
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Audio output: auto (pulse, then alsa, then silent in real time), pulse, alsa, null, or wav:PATH.",
+      valueName: "driver"))
+  var audio: String = "auto"
+
+  func validate() throws {
+    guard AudioDriverChoice(argument: audio) != nil else {
+      throw ValidationError("--audio must be auto, pulse, alsa, null or wav:PATH, not '\(audio)'")
+    }
+  }
+
+  func run() throws {
+    let driver = AudioDriverChoice(argument: audio)!
+    let feedURL = try resolveSource()
+    guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
+      throw ValidationError("riffle needs a terminal (stdin and stdout must be a TTY)")
+    }
+    let paths = AppPaths.fromEnvironment()
+    redirectStandardError(to: paths.logFile)
+    MainActor.assumeIsolated {
+      do {
+        try startPlayer(feedURL: feedURL, driver: driver, paths: paths)
+      } catch {
+        FileHandle.standardError.write(Data("riffle: \(error)\n".utf8))
+        Foundation.exit(1)
+      }
+    }
+    dispatchMain()
+  }
+
+  /// The feed to open: the argument as a URL or path, or the bundled catalog.
+  func resolveSource() throws -> URL {
+    guard let source, !source.isEmpty else {
+      guard let catalog = Catalog.locate() else {
+        throw ValidationError(
+          "cannot find the bundled catalog; pass a feed URL or set RIFFLE_CATALOG")
+      }
+      return catalog
+    }
+    if let url = URL(string: source), let scheme = url.scheme?.lowercased(),
+      ["http", "https", "file"].contains(scheme)
+    {
+      return url
+    }
+    if source.contains("://") {
+      throw ValidationError("unsupported address '\(source)': use http://, https:// or file://")
+    }
+    var isDirectory: ObjCBool = false
+    let path = URL(fileURLWithPath: source).standardizedFileURL
+    guard FileManager.default.fileExists(atPath: path.path, isDirectory: &isDirectory) else {
+      throw ValidationError("no feed at '\(source)'")
+    }
+    return isDirectory.boolValue ? path.appendingPathComponent("songs.json") : path
+  }
+}
+
+@MainActor
+private var liveSources: [any DispatchSourceProtocol] = []
+@MainActor
+private var liveModel: PlayerViewModel?
+
+@MainActor
+private func startPlayer(feedURL: URL, driver: AudioDriverChoice, paths: AppPaths) throws {
+  let terminal = try NCursesTerminal()
+  let likeStore = LikeStore(file: paths.likesFile)
+  let feeds = FeedSource()
+  let box = ModelBox()
+  let clients = PlayerClients(
+    loadFeed: { url, done in feeds.load(url, completion: done) },
+    audio: .live(
+      output: { try AudioOutput.open(driver) },
+      events: { event in box.model?.post(event.action) }),
+    likes: .live(likeStore))
+  let model = PlayerViewModel(
+    clients: clients, terminal: terminal, ticker: DispatchTicker(),
+    onQuit: { Foundation.exit(0) })
+  box.model = model
+  liveModel = model
+
+  let input = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
+  input.setEventHandler { MainActor.assumeIsolated { model.handleInput() } }
+  input.resume()
+  liveSources.append(input)
+
+  for signalNumber in [SIGINT, SIGTERM, SIGHUP, SIGWINCH] {
+    signal(signalNumber, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .main)
+    source.setEventHandler {
+      MainActor.assumeIsolated {
+        if signalNumber == SIGWINCH { model.handleResize() } else { model.send(.quit) }
+      }
+    }
+    source.resume()
+    liveSources.append(source)
+  }
+  if let problem = likeStore.loadProblem {
+    FileHandle.standardError.write(Data("likes: \(problem)\n".utf8))
+  }
+  model.render()
+  model.send(.start(feedURL))
+}
+
+/// Lets engine callbacks reach the model, which is built after the clients.
+private final class ModelBox: @unchecked Sendable {
+  weak var model: PlayerViewModel?
+}
+
+/// Sends stderr to the log while the screen is up: C libraries must not print over it.
+private func redirectStandardError(to log: URL) {
+  try? FileManager.default.createDirectory(
+    at: log.deletingLastPathComponent(), withIntermediateDirectories: true)
+  let fd = open(log.path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+  guard fd >= 0 else { return }
+  dup2(fd, STDERR_FILENO)
+  close(fd)
+}
