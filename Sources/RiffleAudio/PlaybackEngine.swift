@@ -188,8 +188,20 @@ public final class PlaybackEngine: @unchecked Sendable {
           fail(String(describing: error))
           return
         }
+        waitForOutputToDrain(session)
         if !session.isCancelled { onEvent(.finished(playID: id)) }
         return
+      }
+    }
+  }
+
+  /// A paced output still holds up to its lead of audio: the song ends when that is heard.
+  private func waitForOutputToDrain(_ session: Session) {
+    lock.withLock {
+      while self.session === session, !session.isCancelled {
+        let queued = output?.queuedSeconds() ?? 0
+        if queued <= 0 { return }
+        _ = lock.wait(until: Date().addingTimeInterval(queued))
       }
     }
   }

@@ -1,0 +1,21 @@
+import Foundation
+
+extension DecoderFactory {
+  /// Decodes a whole file in memory to PCM in `PCMFormat` (for tools, tests and fingerprints).
+  public static func decodeAll(_ bytes: Data) throws -> Data {
+    let decoder = try make(for: AudioSniffer.kind(of: bytes))
+    decoder.setInputLength(Int64(bytes.count))
+    try decoder.feed(bytes)
+    var pcm = Data()
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+    defer { buffer.deallocate() }
+    loop: while true {
+      switch try decoder.decode(into: buffer) {
+      case .pcm(let count): pcm.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+      case .needMore, .done: break loop
+      }
+    }
+    guard decoder.hasFormat else { throw DecodeError.noAudio }
+    return pcm
+  }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import RiffleAPI
+import RiffleAudio
+import RiffleTestSupport
+import Testing
+
+/// Collects engine events from its threads.
+final class EventLog: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var events: [PlaybackEvent] = []
+
+  func append(_ event: PlaybackEvent) {
+    condition.withLock {
+      events.append(event)
+      condition.broadcast()
+    }
+  }
+
+  var all: [PlaybackEvent] { condition.withLock { events } }
+
+  /// Waits until an event matches; returns false on timeout.
+  func wait(timeout: TimeInterval, for match: (PlaybackEvent) -> Bool) -> Bool {
+    condition.withLock {
+      let deadline = Date().addingTimeInterval(timeout)
+      while !events.contains(where: match) {
+        if !condition.wait(until: deadline) { return events.contains(where: match) }
+      }
+      return true
+    }
+  }
+}
+
+@Suite("Playback engine", .serialized)
+struct PlaybackEngineTests {
+  @Test("a song played to the wav driver arrives whole, in real time")
+  func playsWholeSongToWAV() throws {
+    let dir = try TemporaryDirectory()
+    let wav = dir.file("out.wav")
+    let log = EventLog()
+    let engine = PlaybackEngine(
+      output: { try AudioOutput.open(.wav(wav.path)) }, onEvent: { log.append($0) })
+    let began = Date()
+    engine.play(TestFiles.fixture("short-1.mp3"), playID: 7)
+    #expect(log.wait(timeout: 10) { $0 == .finished(playID: 7) })
+    let elapsed = Date().timeIntervalSince(began)
+    engine.shutdown()
+
+    guard case .started(7, let duration)? = log.all.first else {
+      Issue.record("first event should be started, got \(log.all)")
+      return
+    }
+    #expect(abs((duration ?? 0) - 2.0) < 0.1)
+    // Paced: 2 s of audio takes about 2 s, never milliseconds.
+    #expect(elapsed > 1.6 && elapsed < 4, "took \(elapsed) s")
+    let written = try WAVFile.read(wav)
+    let reference = try DecoderTests.referenceDecode(TestFiles.fixture("short-1.mp3"))
+    #expect(abs(written.frames - reference.frames) <= 1152)
+    #expect(written.rms > 0.01)
+  }
+
+  @Test("playing another song cancels the first at once")
+  func playCancelsPrevious() throws {
+    let dir = try TemporaryDirectory()
+    let log = EventLog()
+    let engine = PlaybackEngine(
+      output: { try AudioOutput.open(.wav(dir.file("out.wav").path)) },
+      onEvent: { log.append($0) })
+    engine.play(TestFiles.fixture("short-2.mp3"), playID: 1)
+    #expect(log.wait(timeout: 5) { $0 == .started(playID: 1, duration: $0.duration) })
+    engine.play(TestFiles.fixture("short-1.mp3"), playID: 2)
+    #expect(log.wait(timeout: 10) { $0 == .finished(playID: 2) })
+    engine.shutdown()
+    #expect(!log.all.contains(.finished(playID: 1)))
+    let frames = try WAVFile.read(dir.file("out.wav")).frames
+    // All of song 2 (2 s) plus the little of song 1 played before the switch.
+    #expect(frames > 88_000 && frames < 88_200 + 44_100, "frames \(frames)")
+  }
+
+  @Test("paused, the engine writes nothing; resumed, it carries on")
+  func pauseStopsOutput() throws {
+    let dir = try TemporaryDirectory()
+    let log = EventLog()
+    let engine = PlaybackEngine(
+      output: { try AudioOutput.open(.wav(dir.file("out.wav").path)) },
+      onEvent: { log.append($0) })
+    engine.play(TestFiles.fixture("short-2.mp3"), playID: 1)
+    #expect(log.wait(timeout: 5) { if case .started = $0 { true } else { false } })
+    engine.pause()
+    Thread.sleep(forTimeInterval: 0.4)
+    let held = engine.position(playID: 1) ?? -1
+    Thread.sleep(forTimeInterval: 0.6)
+    #expect(engine.position(playID: 1) == held, "position moved while paused")
+    #expect(!log.all.contains(.finished(playID: 1)))
+    engine.resume()
+    #expect(log.wait(timeout: 10) { $0 == .finished(playID: 1) })
+    engine.shutdown()
+  }
+
+  @Test("bytes that are not audio fail with a reason, and the next song still plays")
+  func corruptFailsThenNextPlays() throws {
+    let dir = try TemporaryDirectory()
+    let log = EventLog()
+    let engine = PlaybackEngine(
+      output: { try AudioOutput.open(.wav(dir.file("out.wav").path)) },
+      onEvent: { log.append($0) })
+    engine.play(TestFiles.fixture("corrupt.mp3"), playID: 1)
+    #expect(
+      log.wait(timeout: 5) { $0 == .failed(playID: 1, "not an audio format Riffle can play") })
+    engine.play(TestFiles.fixture("short-1.mp3"), playID: 2)
+    #expect(log.wait(timeout: 10) { $0 == .finished(playID: 2) })
+    engine.shutdown()
+  }
+
+  @Test("a missing file fails with a message naming it")
+  func missingFile() throws {
+    let log = EventLog()
+    let engine = PlaybackEngine(output: { try AudioOutput.open(.null) }, onEvent: { log.append($0) })
+    engine.play(URL(fileURLWithPath: "/nonexistent/song.mp3"), playID: 3)
+    #expect(log.wait(timeout: 5) { $0 == .failed(playID: 3, "Cannot read /nonexistent/song.mp3") })
+    engine.shutdown()
+  }
+}
+
+extension PlaybackEvent {
+  var duration: Double? {
+    if case .started(_, let duration) = self { return duration }
+    return nil
+  }
+}
