@@ -36,7 +36,8 @@ let package = Package(
     // Cell screen, views, terminals (ncurses and in-memory), key map.
     .target(name: "RiffleTUI", dependencies: ["RiffleCore", "CNCurses"]),
     // The view model: state store, effects, timer, input and screen wiring.
-    .target(name: "RiffleApp", dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI"]),
+    .target(
+      name: "RiffleApp", dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI"]),
     .executableTarget(
       name: "riffle",
       dependencies: [
@@ -54,7 +55,9 @@ let package = Package(
     .testTarget(name: "RiffleTUITests", dependencies: ["RiffleTUI", "RiffleCore"]),
     .testTarget(
       name: "RiffleAppTests",
-      dependencies: ["RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleTestSupport"]),
+      dependencies: [
+        "RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleTestSupport",
+      ]),
     .testTarget(
       name: "RiffleEndToEndTests",
       dependencies: ["RiffleTestSupport", "RiffleCore"]),

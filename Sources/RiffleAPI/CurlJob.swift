@@ -103,7 +103,8 @@ final class CurlJob: @unchecked Sendable {
       handlers.onComplete(.cancelled)
     } else {
       let detail = String(
-        decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) },
+        as: UTF8.self)
       handlers.onComplete(Self.map(code, host: host, path: request.url.path, detail: detail))
     }
   }

@@ -96,7 +96,9 @@ public enum FeedDecoder {
       (field("duration")?.double ?? field("metadata")?["duration"]?.double).flatMap {
         $0 > 0 ? $0 : nil
       }
-    let handle = field("handle")?.nonEmptyText.map { $0.hasPrefix("@") ? String($0.dropFirst()) : $0 }
+    let handle = field("handle")?.nonEmptyText.map {
+      $0.hasPrefix("@") ? String($0.dropFirst()) : $0
+    }
     return .success(
       Song(
         id: id,

@@ -91,7 +91,8 @@ public final class HTTPClient: Sendable {
   /// Fetches a whole body. The completion runs on the transfer's thread.
   @discardableResult
   public func fetch(
-    _ request: HTTPRequest, completion: @escaping @Sendable (Result<HTTPResponse, HTTPError>) -> Void
+    _ request: HTTPRequest,
+    completion: @escaping @Sendable (Result<HTTPResponse, HTTPError>) -> Void
   ) -> Transfer {
     let collector = BodyCollector()
     return stream(

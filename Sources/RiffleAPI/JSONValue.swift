@@ -5,6 +5,8 @@ import Foundation
 public enum JSONValue: Equatable, Sendable, Decodable {
   case null
   case bool(Bool)
+  /// A whole number that fits 64 bits, kept exact (ids can be 19 digits long).
+  case integer(Int64)
   case number(Double)
   case string(String)
   case array([JSONValue])
@@ -16,6 +18,8 @@ public enum JSONValue: Equatable, Sendable, Decodable {
       self = .null
     } else if let value = try? container.decode(Bool.self) {
       self = .bool(value)
+    } else if let value = try? container.decode(Int64.self) {
+      self = .integer(value)
     } else if let value = try? container.decode(Double.self) {
       self = .number(value)
     } else if let value = try? container.decode(String.self) {
@@ -36,6 +40,7 @@ public enum JSONValue: Equatable, Sendable, Decodable {
   public var text: String? {
     switch self {
     case .string(let s): return s
+    case .integer(let n): return String(n)
     case .number(let n) where n.isFinite && n == n.rounded() && abs(n) < 1e15:
       return String(Int64(n))
     case .number(let n): return String(n)
@@ -53,20 +58,29 @@ public enum JSONValue: Equatable, Sendable, Decodable {
 
   public var double: Double? {
     switch self {
+    case .integer(let n): return Double(n)
     case .number(let n): return n.isFinite ? n : nil
-    case .string(let s): return Double(s.trimmingCharacters(in: .whitespaces))
+    case .string(let s):
+      guard let d = Double(s.trimmingCharacters(in: .whitespaces)), d.isFinite else { return nil }
+      return d
     default: return nil
     }
   }
 
+  /// A whole number; fractions are dropped, values outside Int's range are nil.
   public var int: Int? {
-    guard let d = double, d >= Double(Int.min), d <= Double(Int.max) else { return nil }
+    if case .integer(let n) = self { return Int(exactly: n) }
+    // Double(Int.max) rounds up to 2^63, which Int cannot hold: compare with < .
+    guard let d = double, d >= -9.223_372_036_854_775e18, d < 9.223_372_036_854_775e18 else {
+      return nil
+    }
     return Int(d)
   }
 
   public var bool: Bool? {
     switch self {
     case .bool(let b): return b
+    case .integer(let n): return n != 0
     case .number(let n): return n != 0
     case .string(let s):
       switch s.lowercased() {

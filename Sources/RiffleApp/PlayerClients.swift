@@ -12,7 +12,8 @@ public struct PlayerClients: Sendable {
   public var likes: LikesClient
 
   public init(
-    loadFeed: @escaping @Sendable (URL, @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void)
+    loadFeed:
+      @escaping @Sendable (URL, @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void)
       -> Void,
     audio: AudioClient, likes: LikesClient
   ) {

@@ -33,7 +33,9 @@ public enum AudioSniffer {
     if b.count >= 8 && b[4] == 0x66 && b[5] == 0x74 && b[6] == 0x79 && b[7] == 0x70 {  // "ftyp"
       return .mp4
     }
-    if b.count >= 12 && b[0...3] == [0x52, 0x49, 0x46, 0x46] && b[8...11] == [0x57, 0x41, 0x56, 0x45] {
+    if b.count >= 12 && b[0...3] == [0x52, 0x49, 0x46, 0x46]
+      && b[8...11] == [0x57, 0x41, 0x56, 0x45]
+    {
       return .wav
     }
     if b.count >= 4 && b[0...3] == [0x4F, 0x67, 0x67, 0x53] { return .ogg }
@@ -62,7 +64,8 @@ public enum AudioSniffer {
     let v1 = version == 3
     let bitrates: [Int]
     switch (v1, layer) {
-    case (true, 3): bitrates = [0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448]
+    case (true, 3):
+      bitrates = [0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448]
     case (true, 2): bitrates = [0, 32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384]
     case (true, _): bitrates = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320]
     case (false, 3): bitrates = [0, 32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256]

@@ -11,7 +11,8 @@ extension DecoderFactory {
     defer { buffer.deallocate() }
     loop: while true {
       switch try decoder.decode(into: buffer) {
-      case .pcm(let count): pcm.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+      case .pcm(let count):
+        pcm.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
       case .needMore, .done: break loop
       }
     }

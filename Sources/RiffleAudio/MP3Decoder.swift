@@ -16,7 +16,8 @@ public final class MP3Decoder: AudioDecoder {
     _ = MP3Decoder.libraryReady
     var error: Int32 = 0
     guard let handle = mpg123_new(nil, &error) else {
-      throw DecodeError.corrupt("cannot start mpg123: \(String(cString: mpg123_plain_strerror(error)))")
+      throw DecodeError.corrupt(
+        "cannot start mpg123: \(String(cString: mpg123_plain_strerror(error)))")
     }
     self.handle = handle
     // Quiet: mpg123 must not print over the screen. Force stereo and 44.1 kHz so every song
@@ -26,7 +27,8 @@ public final class MP3Decoder: AudioDecoder {
     riffle_mpg123_param(handle, MPG123_FORCE_RATE, PCMFormat.sampleRate, 0)
     mpg123_format_none(handle)
     mpg123_format(
-      handle, PCMFormat.sampleRate, Int32(MPG123_STEREO.rawValue), Int32(MPG123_ENC_SIGNED_16.rawValue))
+      handle, PCMFormat.sampleRate, Int32(MPG123_STEREO.rawValue),
+      Int32(MPG123_ENC_SIGNED_16.rawValue))
     guard mpg123_open_feed(handle) == MPG123_OK.rawValue else {
       mpg123_delete(handle)
       throw DecodeError.corrupt("cannot open the mpg123 feed")

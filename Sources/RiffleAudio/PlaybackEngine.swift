@@ -163,7 +163,8 @@ public final class PlaybackEngine: @unchecked Sendable {
         do {
           if decoder == nil {
             sniffBytes.append(data)
-            let complete = session.bytes.expectedLength.map { Int64(sniffBytes.count) >= $0 } ?? false
+            let complete =
+              session.bytes.expectedLength.map { Int64(sniffBytes.count) >= $0 } ?? false
             guard sniffBytes.count >= AudioSniffer.preferredLength || complete else { continue }
             decoder = try startDecoder(sniffBytes, session: session)
             sniffBytes = Data()
@@ -199,6 +200,10 @@ public final class PlaybackEngine: @unchecked Sendable {
   private func waitForOutputToDrain(_ session: Session) {
     lock.withLock {
       while self.session === session, !session.isCancelled {
+        if paused {
+          lock.wait()
+          continue
+        }
         let queued = output?.queuedSeconds() ?? 0
         if queued <= 0 { return }
         _ = lock.wait(until: Date().addingTimeInterval(queued))

@@ -96,8 +96,9 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
   case .playbackFailed(let playID, let reason):
     guard playID == state.playID else { return [] }
     state.playback = .failed(reason)
-    let title = state.currentSong?.title ?? "this song"
-    state.message = .init(.error, "Cannot play \u{201C}\(title)\u{201D}: \(reason)")
+    let title = state.currentSong?.title ?? ""
+    let what = title.isEmpty ? "this song" : "\u{201C}\(title)\u{201D}"
+    state.message = .init(.error, "Cannot play \(what): \(reason)")
     return []
 
   case .likeSaveFailed(let songID, let liked, let reason):
@@ -127,5 +128,7 @@ private func playCurrent(_ state: inout PlayerState) -> [PlayerEffect] {
 }
 
 private func skippedNote(_ count: Int) -> String {
-  count == 1 ? "skipped 1 song without an id or audio URL" : "skipped \(count) songs without an id or audio URL"
+  count == 1
+    ? "skipped 1 song without an id or audio URL"
+    : "skipped \(count) songs without an id or audio URL"
 }

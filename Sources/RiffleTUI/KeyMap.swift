@@ -19,4 +19,3 @@ public struct KeyMap: Sendable {
     bindings[key]
   }
 }
-

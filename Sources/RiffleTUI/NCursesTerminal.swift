@@ -85,7 +85,8 @@ public final class NCursesTerminal: Terminal {
     if cell.style.dim { attrs |= riffle_nc_a_dim() }
     if cell.style.reverse { attrs |= riffle_nc_a_reverse() }
     if cell.style.underline { attrs |= riffle_nc_a_underline() }
-    let pair = pairNumber(fg: colorNumber(cell.style.foreground), bg: colorNumber(cell.style.background))
+    let pair = pairNumber(
+      fg: colorNumber(cell.style.foreground), bg: colorNumber(cell.style.background))
     var chars: [wchar_t] = cell.text.unicodeScalars.prefix(5).map { wchar_t(bitPattern: $0.value) }
     if chars.isEmpty { chars = [wchar_t(32)] }
     chars.append(0)

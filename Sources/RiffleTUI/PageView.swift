@@ -35,7 +35,8 @@ public struct PageView {
     screen.putCentered("Terminal too small", y: y, style: style)
     if screen.height > 1 {
       let need = "need \(Self.minimumSize.width)x\(Self.minimumSize.height)"
-      screen.putCentered(need, y: min(screen.height - 1, y + 1), style: CellStyle(foreground: theme.muted))
+      screen.putCentered(
+        need, y: min(screen.height - 1, y + 1), style: CellStyle(foreground: theme.muted))
     }
   }
 
@@ -101,7 +102,8 @@ public struct PageView {
     let shown = pulse > PlayerState.likePulseFrames / 2 ? "\(heart)\(heart)" : heart
     let used = screen.put(shown, x: x, y: y, style: style)
     let count = " " + Self.grouped(song.likeCount) + (song.isLiked ? " liked" : "")
-    screen.put(count, x: x + used, y: y, style: CellStyle(foreground: theme.text, background: theme.band))
+    screen.put(
+      count, x: x + used, y: y, style: CellStyle(foreground: theme.text, background: theme.band))
     if pulse > 0 {
       let spark = pulse % 2 == 0 ? " ✦" : " ✧"
       screen.put(
@@ -110,7 +112,8 @@ public struct PageView {
     }
   }
 
-  private func drawProgress(_ screen: inout Screen, state: PlayerState, x: Int, y: Int, width: Int) {
+  private func drawProgress(_ screen: inout Screen, state: PlayerState, x: Int, y: Int, width: Int)
+  {
     let elapsed = formatTime(state.position)
     let total = state.duration.map(formatTime) ?? "-:--"
     let labels = CellStyle(foreground: theme.muted, background: theme.band)
@@ -130,7 +133,8 @@ public struct PageView {
     screen.put(String(repeating: "━", count: filled), x: barX, y: y, style: done)
     screen.put("●", x: barX + filled, y: y, style: done)
     screen.put(
-      String(repeating: "─", count: barWidth - filled - 1), x: barX + filled + 1, y: y, style: track)
+      String(repeating: "─", count: barWidth - filled - 1), x: barX + filled + 1, y: y, style: track
+    )
   }
 
   private func drawControls(_ screen: inout Screen, state: PlayerState, y: Int) {
@@ -162,8 +166,13 @@ public struct PageView {
     case .playing, .idle: line = ""
     }
     if let message = state.message {
-      line = line.isEmpty ? message.text : "\(line) · \(message.text)"
-      if message.kind == .error { style.foreground = theme.error }
+      // An error says everything itself; information rides beside the playback state.
+      if message.kind == .error {
+        line = message.text
+        style.foreground = theme.error
+      } else {
+        line = line.isEmpty ? message.text : "\(line) · \(message.text)"
+      }
     }
     screen.put(line, x: x, y: y, style: style, maxWidth: width)
   }
@@ -172,7 +181,8 @@ public struct PageView {
     let y = screen.height / 2 - 1
     let spinner = Self.spinnerFrames[state.frame % Self.spinnerFrames.count]
     let muted = CellStyle(foreground: theme.muted)
-    screen.putCentered("Riffle", y: max(0, y - 2), style: CellStyle(foreground: theme.text, bold: true))
+    screen.putCentered(
+      "Riffle", y: max(0, y - 2), style: CellStyle(foreground: theme.text, bold: true))
     switch state.feed {
     case .idle, .loading:
       screen.putCentered("\(spinner) Loading songs…", y: y, style: muted)

@@ -131,3 +131,17 @@ public func runProgram(
     String(decoding: errData, as: UTF8.self)
   )
 }
+
+extension WAVFile {
+  /// Decodes an MP3 with mpg123's command-line program: the independent reference for what a
+  /// song holds.
+  public static func decodedByMPG123(_ file: URL) throws -> WAVFile {
+    let dir = try TemporaryDirectory()
+    let out = dir.file("reference.wav")
+    let result = try runProgram("/usr/bin/mpg123", ["-q", "-w", out.path, file.path])
+    guard result.status == 0 else {
+      throw FormatError(description: "mpg123 failed on \(file.lastPathComponent): \(result.stderr)")
+    }
+    return try read(out)
+  }
+}

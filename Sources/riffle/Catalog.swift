@@ -8,7 +8,8 @@ enum Catalog {
     var candidates: [URL] = []
     if let override = environment["RIFFLE_CATALOG"], !override.isEmpty {
       let url = URL(fileURLWithPath: override)
-      candidates.append(url.pathExtension == "json" ? url : url.appendingPathComponent("songs.json"))
+      candidates.append(
+        url.pathExtension == "json" ? url : url.appendingPathComponent("songs.json"))
     }
     let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
     let binDir = executable.deletingLastPathComponent()

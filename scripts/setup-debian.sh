@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Riffle builds, runs and tests with (only those missing), and
+# checks that a Swift 6 toolchain is on PATH. Safe to run again; needs root or sudo to install.
+set -euo pipefail
+
+packages=(
+  pkg-config          # SwiftPM finds the C libraries through their .pc files
+  libncurses-dev      # ncursesw: the screen
+  libcurl4-openssl-dev ca-certificates  # libcurl: every transfer, TLS verified
+  libmpg123-dev       # MP3 decoding
+  libao-dev           # audio output (pulse, alsa, null, wav)
+  ncurses-term        # terminfo for tmux-256color, xterm-direct, ...
+  tmux                # the end-to-end tests drive the real screen through it
+  mpg123              # tests compare Riffle's decoded audio with mpg123's own
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "riffle setup: installing ${missing[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get -o DPkg::Lock::Timeout=600 update -qq
+  $sudo apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v swift >/dev/null 2>&1; then
+  for dir in /opt/swift/usr/bin /usr/share/swift/usr/bin; do
+    [ -x "$dir/swift" ] && export PATH="$dir:$PATH" && break
+  done
+fi
+command -v swift >/dev/null 2>&1 || {
+  echo "riffle setup: no Swift toolchain found; install Swift 6 from swift.org and put it on PATH" >&2
+  exit 1
+}
