@@ -1,5 +1,6 @@
 #ifndef RIFFLE_CMPG123_SHIM_H
 #define RIFFLE_CMPG123_SHIM_H
+#include <stdio.h>
 #include <sys/types.h>
 #include <mpg123.h>
 
@@ -20,5 +21,10 @@ static inline int riffle_mpg123_set_filesize(mpg123_handle *h, off_t size) {
 }
 static inline int riffle_mpg123_getformat(mpg123_handle *h, long *rate, int *channels, int *encoding) {
   return mpg123_getformat(h, rate, channels, encoding);
+}
+/// Seeks to a sample offset in feed mode; `input_offset` says from which byte of the stream to
+/// feed next.
+static inline off_t riffle_mpg123_feedseek(mpg123_handle *h, off_t sample, off_t *input_offset) {
+  return mpg123_feedseek(h, sample, SEEK_SET, input_offset);
 }
 #endif

@@ -1,48 +1,47 @@
 import CCurl
 import Foundation
 
-/// One libcurl easy transfer, run to its end on the calling thread.
+/// One libcurl easy transfer: set up by `start`, driven by `CurlMultiLoop`, ended by `finish`.
+/// Everything here runs on the loop's thread.
 final class CurlJob: @unchecked Sendable {
   let client: HTTPClient
   let request: HTTPRequest
   let handlers: StreamHandlers
   let transfer: Transfer
 
-  // Touched only on the transfer's thread (inside curl callbacks and run()).
   private var handle: UnsafeMutableRawPointer?
+  private var headerList: UnsafeMutablePointer<curl_slist>?
+  private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+  private var body: Data
   private var responded = false
   private var errorStatus: Int?
+  private var retryAfter: Int?
   private var excerpt = Data()
   private var received = 0
   private var failure: HTTPError?
   private var stoppedByHandler = false
+  private var finished = false
 
   init(client: HTTPClient, request: HTTPRequest, handlers: StreamHandlers, transfer: Transfer) {
     self.client = client
     self.request = request
     self.handlers = handlers
     self.transfer = transfer
+    self.body = request.body ?? Data()
   }
 
-  func run() {
+  /// Makes the easy handle; nil when the job ended at once (bad URL, no handle).
+  func start() -> UnsafeMutableRawPointer? {
     guard let scheme = request.url.scheme?.lowercased(), ["http", "https", "file"].contains(scheme)
     else {
-      handlers.onComplete(.unsupportedURL(request.url.absoluteString))
-      return
+      complete(.unsupportedURL(request.url.absoluteString))
+      return nil
     }
     guard let curl = curl_easy_init() else {
-      handlers.onComplete(.transport("cannot start a transfer"))
-      return
+      complete(.transport("cannot start a transfer"))
+      return nil
     }
     handle = curl
-    defer {
-      curl_easy_cleanup(curl)
-      handle = nil
-    }
-    var headerList: UnsafeMutablePointer<curl_slist>? = nil
-    defer { curl_slist_free_all(headerList) }
-    var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-
     let me = Unmanaged.passUnretained(self).toOpaque()
     riffle_curl_setopt_string(curl, CURLOPT_URL, request.url.absoluteString)
     riffle_curl_setopt_string(curl, CURLOPT_PROTOCOLS_STR, "http,https,file")
@@ -58,12 +57,15 @@ final class CurlJob: @unchecked Sendable {
     // A stall timeout rather than a total one: under 1 byte/s for stallTimeout seconds fails.
     riffle_curl_setopt_long(curl, CURLOPT_LOW_SPEED_LIMIT, 1)
     riffle_curl_setopt_long(curl, CURLOPT_LOW_SPEED_TIME, client.stallTimeout)
-    riffle_curl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, &errorBuffer)
+    errorBuffer.withUnsafeMutableBufferPointer {
+      _ = riffle_curl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, $0.baseAddress)
+    }
     riffle_curl_setopt_data_cb(curl, CURLOPT_WRITEFUNCTION, CurlJob.writeCallback)
     riffle_curl_setopt_pointer(curl, CURLOPT_WRITEDATA, me)
     riffle_curl_setopt_long(curl, CURLOPT_NOPROGRESS, 0)
     riffle_curl_setopt_xferinfo_cb(curl, CurlJob.progressCallback)
     riffle_curl_setopt_pointer(curl, CURLOPT_XFERINFODATA, me)
+    riffle_curl_setopt_pointer(curl, CURLOPT_PRIVATE, me)
     if request.offset > 0 {
       riffle_curl_setopt_off(curl, CURLOPT_RESUME_FROM_LARGE, curl_off_t(request.offset))
     }
@@ -73,40 +75,58 @@ final class CurlJob: @unchecked Sendable {
     if let list = headerList { riffle_curl_setopt_pointer(curl, CURLOPT_HTTPHEADER, list) }
 
     let method = request.method.uppercased()
-    var body = request.body ?? Data()
-    let code: CURLcode = body.withUnsafeMutableBytes { bytes in
-      switch method {
-      case "GET": break
-      case "HEAD": riffle_curl_setopt_long(curl, CURLOPT_NOBODY, 1)
-      case "POST":
-        riffle_curl_setopt_long(curl, CURLOPT_POST, 1)
-      default:
-        riffle_curl_setopt_string(curl, CURLOPT_CUSTOMREQUEST, method)
-      }
-      if method != "GET" && method != "HEAD" {
-        riffle_curl_setopt_off(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
-        riffle_curl_setopt_pointer(curl, CURLOPT_POSTFIELDS, bytes.baseAddress)
-      }
-      return curl_easy_perform(curl)
+    switch method {
+    case "GET": break
+    case "HEAD": riffle_curl_setopt_long(curl, CURLOPT_NOBODY, 1)
+    case "POST": riffle_curl_setopt_long(curl, CURLOPT_POST, 1)
+    default: riffle_curl_setopt_string(curl, CURLOPT_CUSTOMREQUEST, method)
     }
+    if method != "GET" && method != "HEAD" {
+      // The body lives in this job until curl is done with the handle.
+      riffle_curl_setopt_off(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+      body.withUnsafeMutableBytes {
+        _ = riffle_curl_setopt_pointer(curl, CURLOPT_COPYPOSTFIELDS, $0.baseAddress)
+      }
+    }
+    // The loop keeps the job alive until finish().
+    _ = Unmanaged.passRetained(self)
+    return curl
+  }
 
+  /// Ends the transfer with curl's result and frees the handle.
+  func finish(_ code: CURLcode) {
+    defer {
+      if let handle { curl_easy_cleanup(handle) }
+      curl_slist_free_all(headerList)
+      handle = nil
+      headerList = nil
+      Unmanaged.passUnretained(self).release()
+    }
     if !responded { startResponse() }
     let host = request.url.displayHost
     if let failure {
-      handlers.onComplete(failure)
+      complete(failure)
     } else if let status = errorStatus {
-      handlers.onComplete(
-        .status(status, host: host, excerpt: String(decoding: excerpt, as: UTF8.self)))
+      complete(
+        .status(
+          status, host: host, excerpt: String(decoding: excerpt, as: UTF8.self),
+          retryAfter: retryAfter))
     } else if code == CURLE_OK {
-      handlers.onComplete(nil)
+      complete(nil)
     } else if transfer.isCancelled || stoppedByHandler {
-      handlers.onComplete(.cancelled)
+      complete(.cancelled)
     } else {
       let detail = String(
         decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) },
         as: UTF8.self)
-      handlers.onComplete(Self.map(code, host: host, path: request.url.path, detail: detail))
+      complete(Self.map(code, host: host, path: request.url.path, detail: detail))
     }
+  }
+
+  private func complete(_ error: HTTPError?) {
+    guard !finished else { return }
+    finished = true
+    handlers.onComplete(error)
   }
 
   /// Called once the headers are in: reports status and length, and decides on error statuses.
@@ -120,9 +140,17 @@ final class CurlJob: @unchecked Sendable {
     let contentType = typePointer.map { String(cString: $0) }  // copied: it lives in the handle
     var length: curl_off_t = -1
     riffle_curl_getinfo_off(curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-    if request.url.isFileURL { status = 200 }
+    if request.url.isFileURL {
+      // curl reports no status for files: a file that opened is a 200.
+      status = 200
+    } else if status == 0 {
+      return
+    }
     if status >= 400 {
       errorStatus = status
+      var after: curl_off_t = -1
+      riffle_curl_getinfo_off(curl, CURLINFO_RETRY_AFTER, &after)
+      if after > 0 { retryAfter = Int(after) }
       return
     }
     if length > request.maxBytes {

@@ -21,13 +21,23 @@ public struct FeedPage: Equatable, Sendable {
   /// One line per entry that could not be used ("entry 3: no audio URL").
   public var skipped: [String]
   public var page: Int?
+  public var pageSize: Int?
   public var totalPages: Int?
 
-  public init(songs: [Song], skipped: [String] = [], page: Int? = nil, totalPages: Int? = nil) {
+  public init(
+    songs: [Song], skipped: [String] = [], page: Int? = nil, pageSize: Int? = nil,
+    totalPages: Int? = nil
+  ) {
     self.songs = songs
     self.skipped = skipped
     self.page = page
+    self.pageSize = pageSize
     self.totalPages = totalPages
+  }
+
+  /// Paging as the player tracks it, when the envelope said which page this is.
+  public var paging: FeedPaging? {
+    page.map { FeedPaging(page: $0, pageSize: pageSize, totalPages: totalPages) }
   }
 }
 
@@ -53,7 +63,10 @@ public enum FeedDecoder {
     } else {
       throw FeedError.notAFeed(expected: "an object with a \"songs\" list")
     }
-    var page = FeedPage(songs: [], page: root["page"]?.int, totalPages: root["total_pages"]?.int)
+    var page = FeedPage(
+      songs: [], page: root["page"]?.int,
+      pageSize: root["per_page"]?.int ?? root["page_size"]?.int,
+      totalPages: root["total_pages"]?.int)
     var seen = Set<String>()
     for (offset, entry) in entries.enumerated() {
       switch song(from: entry, base: base) {

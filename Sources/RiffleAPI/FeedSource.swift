@@ -31,6 +31,20 @@ public struct FeedSource: Sendable {
   }
 }
 
+extension FeedSource {
+  /// The URL of page `page` of a feed: its own query with `page` (and `page_size`) set.
+  public static func pageURL(_ url: URL, page: Int, pageSize: Int?) -> URL {
+    guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+      return url
+    }
+    var items = (components.queryItems ?? []).filter { $0.name != "page" && $0.name != "page_size" }
+    items.append(URLQueryItem(name: "page", value: String(page)))
+    if let pageSize { items.append(URLQueryItem(name: "page_size", value: String(pageSize))) }
+    components.queryItems = items
+    return components.url ?? url
+  }
+}
+
 /// Why loading a feed failed: the transfer or the content.
 public enum FeedLoadError: Error, Equatable, Sendable {
   case http(HTTPError)
@@ -41,5 +55,17 @@ public enum FeedLoadError: Error, Equatable, Sendable {
     case .http(let error): return error.userMessage
     case .feed(let error): return error.userMessage
     }
+  }
+
+  /// True when trying again later may work (the network, the server's load).
+  public var isTransient: Bool {
+    if case .http(let error) = self { return error.isTransient }
+    return false
+  }
+
+  /// Seconds the server asked us to wait, if it did.
+  public var retryAfter: Double? {
+    if case .http(.status(_, _, _, let after?)) = self { return Double(after) }
+    return nil
   }
 }

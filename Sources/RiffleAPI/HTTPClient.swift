@@ -35,10 +35,22 @@ public struct HTTPRequest: Sendable {
 /// A transfer under way; cancelling it stops the download at once.
 public final class Transfer: @unchecked Sendable {
   private let lock = NSLock()
-  private var _cancelled = false
+  private var cancelled = false
+  private let onCancel: @Sendable () -> Void
 
-  public var isCancelled: Bool { lock.withLock { _cancelled } }
-  public func cancel() { lock.withLock { _cancelled = true } }
+  init(onCancel: @escaping @Sendable () -> Void = {}) {
+    self.onCancel = onCancel
+  }
+
+  public var isCancelled: Bool { lock.withLock { cancelled } }
+
+  public func cancel() {
+    let first = lock.withLock {
+      defer { cancelled = true }
+      return !cancelled
+    }
+    if first { onCancel() }
+  }
 }
 
 /// Callbacks of a streaming download. They run on the transfer's own thread.
@@ -73,6 +85,7 @@ public final class HTTPClient: Sendable {
   public let userAgent: String
   public let connectTimeout: Int
   public let stallTimeout: Int
+  private let loop = CurlMultiLoop()
 
   public init(
     userAgent: String = "Riffle/\(RiffleVersion.string)", connectTimeout: Int = 10,
@@ -101,17 +114,12 @@ public final class HTTPClient: Sendable {
         onResponse: { status, type, _ in collector.start(status: status, contentType: type) },
         onData: { chunk in collector.append(chunk) },
         onComplete: { error in
-          let response = collector.response()
-          if let error {
-            completion(.failure(error))
-          } else if !(200...299).contains(response.status) && !request.url.isFileURL {
-            let excerpt = String(decoding: response.body.prefix(200), as: UTF8.self)
-            completion(
-              .failure(
-                .status(response.status, host: request.url.displayHost, excerpt: excerpt)))
-          } else {
-            completion(.success(response))
-          }
+          let result: Result<HTTPResponse, HTTPError> =
+            error.map { .failure($0) }
+            ?? .success(
+              collector.response())
+          // Decoding a large body must not hold up the other transfers on the loop thread.
+          DispatchQueue.global().async { completion(result) }
         }))
   }
 
@@ -128,15 +136,13 @@ public final class HTTPClient: Sendable {
   }
 
   /// Streams a body chunk by chunk as it arrives. Error statuses (4xx, 5xx) end the transfer
-  /// with `HTTPError.status` before any chunk is passed on.
+  /// with `HTTPError.status` before any chunk is passed on. The handlers run on the client's
+  /// transfer thread and must return quickly.
   @discardableResult
   public func stream(_ request: HTTPRequest, handlers: StreamHandlers) -> Transfer {
-    let transfer = Transfer()
-    let job = CurlJob(client: self, request: request, handlers: handlers, transfer: transfer)
-    let thread = Thread { job.run() }
-    thread.name = "riffle.http"
-    thread.stackSize = 512 * 1024
-    thread.start()
+    let loop = self.loop
+    let transfer = Transfer(onCancel: { loop.wake() })
+    loop.add(CurlJob(client: self, request: request, handlers: handlers, transfer: transfer))
     return transfer
   }
 }

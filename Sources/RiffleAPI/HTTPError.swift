@@ -6,8 +6,9 @@ public enum HTTPError: Error, Equatable, Sendable {
   case noConnection(host: String)
   /// Connecting took too long, or no bytes arrived for the stall timeout.
   case timeout(host: String)
-  /// The server answered with an error status; `excerpt` is the start of its body.
-  case status(Int, host: String, excerpt: String)
+  /// The server answered with an error status; `excerpt` is the start of its body and
+  /// `retryAfter` the seconds its Retry-After header asked for.
+  case status(Int, host: String, excerpt: String, retryAfter: Int? = nil)
   /// The body was larger than the limit for this kind of request.
   case tooLarge(limit: Int)
   case tooManyRedirects(host: String)
@@ -20,13 +21,23 @@ public enum HTTPError: Error, Equatable, Sendable {
   /// Anything else curl reports, with its own words.
   case transport(String)
 
+  /// True when the same request may work later: no connection, timeouts, cut connections,
+  /// server errors and rate limits.
+  public var isTransient: Bool {
+    switch self {
+    case .noConnection, .timeout, .connectionLost: return true
+    case .status(let code, _, _, _): return code >= 500 || code == 429 || code == 408
+    default: return false
+    }
+  }
+
   /// One plain sentence for the status line.
   public var userMessage: String {
     switch self {
     case .noConnection(let host):
       return host.isEmpty ? "No internet connection" : "No connection to \(host)"
     case .timeout(let host): return "\(host) is not answering (timed out)"
-    case .status(let code, let host, _):
+    case .status(let code, let host, _, _):
       switch code {
       case 404: return "Not found (404) at \(host)"
       case 401, 403: return "Access denied (\(code)) by \(host)"

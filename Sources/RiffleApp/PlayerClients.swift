@@ -28,6 +28,8 @@ public struct AudioClient: Sendable {
   public var play: @Sendable (Song, Int) -> Void
   public var pause: @Sendable () -> Void
   public var resume: @Sendable () -> Void
+  /// Moves request `playID` to a point in seconds.
+  public var seek: @Sendable (Double, Int) -> Void
   /// Seconds heard of a play request, nil if it is not the current one.
   public var position: @Sendable (Int) -> Double?
   /// Stops and closes the output.
@@ -35,26 +37,30 @@ public struct AudioClient: Sendable {
 
   public init(
     play: @escaping @Sendable (Song, Int) -> Void, pause: @escaping @Sendable () -> Void,
-    resume: @escaping @Sendable () -> Void, position: @escaping @Sendable (Int) -> Double?,
+    resume: @escaping @Sendable () -> Void, seek: @escaping @Sendable (Double, Int) -> Void,
+    position: @escaping @Sendable (Int) -> Double?,
     shutdown: @escaping @Sendable () -> Void
   ) {
     self.play = play
     self.pause = pause
     self.resume = resume
+    self.seek = seek
     self.position = position
     self.shutdown = shutdown
   }
 
   /// The playback engine, reporting its events through `send`.
   public static func live(
+    cache: DiskCache?,
     output: @escaping @Sendable () throws -> AudioOutput,
     events: @escaping @Sendable (PlaybackEvent) -> Void
   ) -> AudioClient {
-    let engine = PlaybackEngine(output: output, onEvent: events)
+    let engine = PlaybackEngine(cache: cache, output: output, onEvent: events)
     return AudioClient(
       play: { song, id in engine.play(song.audioURL, playID: id) },
       pause: { engine.pause() },
       resume: { engine.resume() },
+      seek: { seconds, id in engine.seek(to: seconds, playID: id) },
       position: { engine.position(playID: $0) },
       shutdown: { engine.shutdown() })
   }
@@ -65,26 +71,36 @@ public struct LikesClient: Sendable {
   public var all: @Sendable () -> [String: Bool]
   /// Stores a like; the completion gets an error message if saving failed.
   public var set: @Sendable (String, Bool, @escaping @Sendable (String?) -> Void) -> Void
-  /// Waits until everything is on disk.
+  /// Waits until everything is on disk (and sent, where there is a server).
   public var flush: @Sendable () -> Void
+  /// Sends a like to the server; the callback gets the refused state and the reason.
+  public var sync: @Sendable (String, Bool, @escaping @Sendable (Bool, String) -> Void) -> Void
 
   public init(
     all: @escaping @Sendable () -> [String: Bool],
     set: @escaping @Sendable (String, Bool, @escaping @Sendable (String?) -> Void) -> Void,
-    flush: @escaping @Sendable () -> Void
+    flush: @escaping @Sendable () -> Void,
+    sync: @escaping @Sendable (String, Bool, @escaping @Sendable (Bool, String) -> Void) -> Void =
+      { _, _, _ in }
   ) {
     self.all = all
     self.set = set
     self.flush = flush
+    self.sync = sync
   }
 
-  public static func live(_ store: LikeStore) -> LikesClient {
+  /// Likes kept in `store`, and sent through `remote` when the user gave a likes endpoint.
+  public static func live(_ store: LikeStore, remote: LikeSync? = nil) -> LikesClient {
     LikesClient(
       all: { store.all },
       set: { id, liked, done in
         store.set(id, liked: liked) { error in done(error.map { String(describing: $0) }) }
       },
-      flush: { store.flush() })
+      flush: {
+        remote?.settle(timeout: 2)
+        store.flush()
+      },
+      sync: { id, liked, rejected in remote?.set(id, liked: liked, onRejected: rejected) })
   }
 }
 

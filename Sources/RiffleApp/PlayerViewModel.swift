@@ -98,11 +98,32 @@ public final class PlayerViewModel {
         case .success(let page):
           for note in page.skipped { FileHandle.standardError.write(Data("feed: \(note)\n".utf8)) }
           let songs = page.songs.applyingLocalLikes(likes.all())
-          self?.post(.feedLoaded(songs, skipped: page.skipped.count))
+          self?.post(.feedLoaded(songs, skipped: page.skipped.count, paging: page.paging))
         case .failure(let error):
-          self?.post(.feedFailed(error.userMessage))
+          self?.post(
+            .feedFailed(
+              error.userMessage, retry: error.isTransient, retryAfter: error.retryAfter))
         }
       }
+    case .loadFeedPage(let url, let page, let pageSize):
+      let likes = clients.likes
+      clients.loadFeed(FeedSource.pageURL(url, page: page, pageSize: pageSize)) {
+        [weak self] result in
+        switch result {
+        case .success(let loaded):
+          let songs = loaded.songs.applyingLocalLikes(likes.all())
+          let paging = loaded.paging ?? FeedPaging(page: page, pageSize: pageSize)
+          self?.post(.feedPageLoaded(songs, paging: paging))
+        case .failure(let error):
+          self?.post(.feedPageFailed(error.userMessage))
+        }
+      }
+    case .scheduleFeedRetry(let delay):
+      DispatchQueue.main.asyncAfter(deadline: .now() + delay) { [weak self] in
+        MainActor.assumeIsolated { self?.send(.retryFeed) }
+      }
+    case .seek(let position, let playID):
+      clients.audio.seek(position, playID)
     case .play(let song, let playID):
       clients.audio.play(song, playID)
     case .pause:
@@ -112,6 +133,13 @@ public final class PlayerViewModel {
     case .persistLike(let id, let liked):
       clients.likes.set(id, liked) { [weak self] error in
         if let error { self?.post(.likeSaveFailed(songID: id, liked: liked, error)) }
+      }
+      clients.likes.sync(id, liked) { [weak self] refused, reason in
+        self?.post(.likeRejected(songID: id, liked: refused, reason))
+      }
+    case .storeLikeLocally(let id, let liked):
+      clients.likes.set(id, liked) { error in
+        if let error { FileHandle.standardError.write(Data("likes: \(error)\n".utf8)) }
       }
     case .quit:
       ticker.stop()

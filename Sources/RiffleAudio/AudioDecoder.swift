@@ -30,6 +30,9 @@ public protocol AudioDecoder: AnyObject {
   var hasFormat: Bool { get }
   /// Tells the decoder the whole input size, which sharpens duration estimates.
   func setInputLength(_ bytes: Int64)
+  /// Prepares to decode from a frame (sample per channel) on; returns the frame it will really
+  /// start at and the byte offset of the input to feed from next.
+  func seek(toFrame frame: Int64) throws -> (frame: Int64, inputOffset: Int64)
 }
 
 /// Why audio could not be decoded.

@@ -144,6 +144,12 @@ public final class AudioOutput: @unchecked Sendable {
     return max(0, queuedSeconds(at: now) - AudioOutput.pacedLead)
   }
 
+  /// Forgets what a paced device holds (after a seek the old audio is not to be counted).
+  public func restartPacing() {
+    framesSinceStart = 0
+    pacingStart = Date()
+  }
+
   /// Seconds written but not yet heard (paced devices only; may be negative when starved).
   public func queuedSeconds(at now: Date = Date()) -> Double {
     guard paced else { return 0 }

@@ -75,6 +75,13 @@ public final class MP3Decoder: AudioDecoder {
     }
   }
 
+  public func seek(toFrame frame: Int64) throws -> (frame: Int64, inputOffset: Int64) {
+    var inputOffset: off_t = 0
+    let reached = riffle_mpg123_feedseek(handle, off_t(frame), &inputOffset)
+    guard reached >= 0 else { throw DecodeError.corrupt("cannot seek: \(lastError)") }
+    return (Int64(reached), Int64(inputOffset))
+  }
+
   public var duration: Double? {
     let samples = riffle_mpg123_length(handle)
     guard samples > 0 else { return nil }

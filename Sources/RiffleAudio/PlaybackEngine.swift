@@ -11,13 +11,23 @@ public enum PlaybackEvent: Equatable, Sendable {
   case failed(playID: Int, String)
 }
 
+/// Where the engine keeps songs it has played whole, so they play again offline.
+public protocol AudioCache: Sendable {
+  /// A local copy of `url`, if there is one.
+  func cachedFile(for url: URL) -> URL?
+  /// Keeps the bytes of `url` (called off the main queue, once a download is whole).
+  func store(_ data: Data, for url: URL)
+}
+
 /// Plays one song at a time: download (HTTP client) -> decoder -> output, on a thread of its own.
 ///
 /// Starting a song cancels the one before at once (its download and its writes). Pause blocks
-/// the playing thread on a condition, so a paused player uses no CPU. The position comes from
-/// the frames the output has taken, less what a paced output still holds.
+/// the playing thread on a condition, so a paused player uses no CPU. Seeking moves within the
+/// bytes already downloaded, or restarts the download there with an HTTP Range request. The
+/// position comes from the frames the output has taken, less what a paced output still holds.
 public final class PlaybackEngine: @unchecked Sendable {
   private let client: HTTPClient
+  private let cache: AudioCache?
   private let openOutput: @Sendable () throws -> AudioOutput
   private let onEvent: @Sendable (PlaybackEvent) -> Void
 
@@ -27,7 +37,7 @@ public final class PlaybackEngine: @unchecked Sendable {
   private var session: Session?
   private var paused = false
 
-  /// Seconds of the current request heard so far, and the request it belongs to.
+  /// Frames of the current request heard so far, and the request they belong to.
   private var heardFrames = 0
   private var heardPlayID = 0
 
@@ -36,10 +46,12 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   public init(
     client: HTTPClient = .shared,
+    cache: AudioCache? = nil,
     output: @escaping @Sendable () throws -> AudioOutput,
     onEvent: @escaping @Sendable (PlaybackEvent) -> Void
   ) {
     self.client = client
+    self.cache = cache
     self.openOutput = output
     self.onEvent = onEvent
   }
@@ -49,7 +61,8 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   /// Stops what plays and starts `url` under the request number `playID`.
   public func play(_ url: URL, playID: Int) {
-    let session = Session(playID: playID, url: url)
+    let source = cache?.cachedFile(for: url) ?? url
+    let session = Session(playID: playID, source: source, original: url)
     lock.withLock {
       self.session?.cancel()
       self.session = session
@@ -58,15 +71,7 @@ public final class PlaybackEngine: @unchecked Sendable {
       heardPlayID = playID
       lock.broadcast()
     }
-    session.transfer = client.stream(
-      HTTPRequest(url: url, maxBytes: 500_000_000),
-      handlers: StreamHandlers(
-        onResponse: { _, _, length in session.bytes.setExpectedLength(length) },
-        onData: { data in
-          session.bytes.append(data)
-          return !session.bytes.isCancelled
-        },
-        onComplete: { error in session.bytes.finish(error) }))
+    startDownload(session, from: 0)
     let thread = Thread { [self] in run(session) }
     thread.name = "riffle.playback"
     thread.start()
@@ -81,6 +86,17 @@ public final class PlaybackEngine: @unchecked Sendable {
       paused = false
       lock.broadcast()
     }
+  }
+
+  /// Moves request `playID` to `seconds` into the song.
+  public func seek(to seconds: Double, playID: Int) {
+    let target: Session? = lock.withLock {
+      guard let session, session.playID == playID else { return nil }
+      session.requestSeek(seconds)
+      lock.broadcast()
+      return session
+    }
+    target?.buffer.poke()
   }
 
   /// Stops playback; the output stays open for the next song.
@@ -110,96 +126,173 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
   }
 
+  // MARK: - Downloads
+
+  private func startDownload(_ session: Session, from offset: Int64) {
+    let buffer = session.buffer
+    let generation = buffer.restart(at: offset)
+    let transfer = client.stream(
+      HTTPRequest(url: session.source, maxBytes: 500_000_000, offset: offset),
+      handlers: StreamHandlers(
+        onResponse: { _, _, length in buffer.setLength(length, generation: generation) },
+        onData: { data in buffer.append(data, generation: generation) },
+        onComplete: { error in buffer.finish(error, generation: generation) }))
+    session.replaceTransfer(transfer)
+  }
+
   // MARK: - The playing thread
 
   private func run(_ session: Session) {
     let id = session.playID
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 32_768, alignment: 16)
-    defer { buffer.deallocate() }
+    let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 32_768, alignment: 16)
+    defer { scratch.deallocate() }
     var decoder: AudioDecoder?
     var sniffBytes = Data()
-    var startedReported = false
+    var soundReported = false
     var buffering = false
 
     func fail(_ reason: String) {
       if !session.isCancelled { onEvent(.failed(playID: id, reason)) }
+      session.cancel()
     }
 
     /// Decodes everything fed so far and plays it. False when the session must stop.
     func drain(_ decoder: AudioDecoder) throws -> Bool {
-      while true {
+      while !session.hasPendingSeek {
         if session.isCancelled { return false }
-        let step = try decoder.decode(into: buffer)
-        switch step {
+        switch try decoder.decode(into: scratch) {
         case .needMore, .done: return true
         case .pcm(let count):
           guard count > 0 else { continue }
-          if !startedReported || buffering {
-            startedReported = true
+          if !soundReported || buffering {
+            soundReported = true
             buffering = false
             onEvent(.started(playID: id, duration: decoder.duration))
           }
-          guard write(UnsafeRawBufferPointer(rebasing: buffer[0..<count]), for: session) else {
+          guard write(UnsafeRawBufferPointer(rebasing: scratch[0..<count]), for: session) else {
             return false
           }
         }
       }
+      return true
     }
 
     while !session.isCancelled {
-      switch session.bytes.read(timeout: stallReportDelay) {
-      case .cancelled:
-        return
-      case .timedOut:
-        if startedReported && !buffering {
-          buffering = true
-          onEvent(.buffering(playID: id))
+      do {
+        if let seconds = session.takeSeek(), let decoder {
+          try seek(decoder, to: seconds, in: session)
         }
-      case .failed(let error):
-        let http = error as? HTTPError
-        fail(http?.userMessage ?? String(describing: error))
-        return
-      case .bytes(let data):
-        do {
-          if decoder == nil {
-            sniffBytes.append(data)
-            let complete =
-              session.bytes.expectedLength.map { Int64(sniffBytes.count) >= $0 } ?? false
-            guard sniffBytes.count >= AudioSniffer.preferredLength || complete else { continue }
-            decoder = try startDecoder(sniffBytes, session: session)
-            sniffBytes = Data()
-          } else {
-            try decoder!.feed(data)
-          }
-          guard try drain(decoder!) else { return }
-        } catch {
-          fail(String(describing: error))
-          session.cancel()
+        switch session.buffer.read(timeout: stallReportDelay, interrupt: { session.hasPendingSeek })
+        {
+        case .cancelled:
           return
-        }
-      case .end:
-        do {
+        case .timedOut:
+          if soundReported && !buffering && !session.hasPendingSeek {
+            buffering = true
+            onEvent(.buffering(playID: id))
+          }
+        case .failed(let error):
+          fail((error as? HTTPError)?.userMessage ?? String(describing: error))
+          return
+        case .bytes(let data):
+          if let decoder {
+            try decoder.feed(data)
+            guard try drain(decoder) else { return }
+          } else {
+            sniffBytes.append(data)
+            let whole = session.buffer.expectedLength.map { Int64(sniffBytes.count) >= $0 } ?? false
+            guard sniffBytes.count >= AudioSniffer.preferredLength || whole else { continue }
+            let started = try makeDecoder(sniffBytes, session: session)
+            decoder = started
+            sniffBytes = Data()
+            guard try drain(started) else { return }
+          }
+        case .end:
           if decoder == nil {
             guard !sniffBytes.isEmpty else { throw DecodeError.noAudio }
-            decoder = try startDecoder(sniffBytes, session: session)
-            guard try drain(decoder!) else { return }
+            decoder = try makeDecoder(sniffBytes, session: session)
           }
-          guard decoder!.hasFormat else { throw DecodeError.noAudio }
-        } catch {
-          fail(String(describing: error))
+          // After a seek the decoder may hold input it was given before: play it out.
+          guard try drain(decoder!) else { return }
+          if session.hasPendingSeek { continue }
+          guard decoder?.hasFormat == true else { throw DecodeError.noAudio }
+          keepInCache(session)
+          waitForOutputToDrain(session)
+          if !session.isCancelled { onEvent(.finished(playID: id)) }
           return
         }
-        waitForOutputToDrain(session)
-        if !session.isCancelled { onEvent(.finished(playID: id)) }
+      } catch {
+        fail(String(describing: error))
         return
       }
     }
   }
 
+  private func makeDecoder(_ firstBytes: Data, session: Session) throws -> AudioDecoder {
+    let decoder = try DecoderFactory.make(for: AudioSniffer.kind(of: firstBytes))
+    if let length = session.buffer.expectedLength { decoder.setInputLength(length) }
+    try decoder.feed(firstBytes)
+    return decoder
+  }
+
+  /// Moves the decoder and the bytes to `seconds`; the position follows at once.
+  private func seek(_ decoder: AudioDecoder, to seconds: Double, in session: Session) throws {
+    let frame = Int64(max(0, seconds) * Double(PCMFormat.sampleRate))
+    let (reached, inputOffset) = try decoder.seek(toFrame: frame)
+    if !session.buffer.seek(to: inputOffset) {
+      startDownload(session, from: inputOffset)
+    }
+    lock.withLock {
+      guard self.session === session else { return }
+      heardFrames = Int(reached)
+      output?.restartPacing()
+    }
+  }
+
+  private func keepInCache(_ session: Session) {
+    guard let cache, session.source == session.original, !session.original.isFileURL,
+      let data = session.buffer.completeData
+    else { return }
+    let url = session.original
+    DispatchQueue.global(qos: .utility).async { cache.store(data, for: url) }
+  }
+
+  /// Writes PCM for `session` unless it was cancelled; waits while paused and while a paced
+  /// output is ahead of real time. False when the session must stop.
+  private func write(_ pcm: UnsafeRawBufferPointer, for session: Session) -> Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    while paused && self.session === session && !session.hasPendingSeek { lock.wait() }
+    guard self.session === session, !session.isCancelled else { return false }
+    // Audio decoded before a seek is stale: drop it.
+    if session.hasPendingSeek { return true }
+    if output == nil {
+      if let outputError {
+        onEvent(.failed(playID: session.playID, outputError))
+        return false
+      }
+      do {
+        output = try openOutput()
+      } catch {
+        let reason = "No audio output: \(error)"
+        outputError = reason
+        onEvent(.failed(playID: session.playID, reason))
+        return false
+      }
+    }
+    let wait = output!.write(pcm)
+    heardFrames += pcm.count / PCMFormat.bytesPerFrame
+    if wait > 0 {
+      // Wake early for cancel, pause or seek.
+      _ = lock.wait(until: Date().addingTimeInterval(wait))
+    }
+    return self.session === session && !session.isCancelled
+  }
+
   /// A paced output still holds up to its lead of audio: the song ends when that is heard.
   private func waitForOutputToDrain(_ session: Session) {
     lock.withLock {
-      while self.session === session, !session.isCancelled {
+      while self.session === session, !session.isCancelled, !session.hasPendingSeek {
         if paused {
           lock.wait()
           continue
@@ -210,60 +303,56 @@ public final class PlaybackEngine: @unchecked Sendable {
       }
     }
   }
+}
 
-  private func startDecoder(_ firstBytes: Data, session: Session) throws -> AudioDecoder {
-    let decoder = try DecoderFactory.make(for: AudioSniffer.kind(of: firstBytes))
-    if let length = session.bytes.expectedLength { decoder.setInputLength(length) }
-    try decoder.feed(firstBytes)
-    return decoder
+/// One play request: its bytes, its download, its pending seek, its cancellation.
+private final class Session: @unchecked Sendable {
+  let playID: Int
+  /// Where the bytes come from: the song's URL, or its copy in the cache.
+  let source: URL
+  let original: URL
+  let buffer = SongBuffer()
+  private let lock = NSLock()
+  private var transfer: Transfer?
+  private var pendingSeek: Double?
+
+  init(playID: Int, source: URL, original: URL) {
+    self.playID = playID
+    self.source = source
+    self.original = original
   }
 
-  /// Writes PCM for `session` unless it was cancelled; waits while paused and while a paced
-  /// output is ahead of real time. False when the session must stop.
-  private func write(_ pcm: UnsafeRawBufferPointer, for session: Session) -> Bool {
-    lock.lock()
-    defer { lock.unlock() }
-    while paused && self.session === session { lock.wait() }
-    guard self.session === session, !session.isCancelled else { return false }
-    if output == nil {
-      if let outputError {
-        onEvent(.failed(playID: session.playID, outputError))
-        return false
-      }
-      do {
-        output = try openOutput()
-      } catch {
-        outputError = "No audio output: \(error)"
-        onEvent(.failed(playID: session.playID, outputError!))
-        return false
-      }
+  var isCancelled: Bool { buffer.isCancelled }
+
+  func cancel() {
+    buffer.cancel()
+    lock.withLock { transfer }?.cancel()
+  }
+
+  /// Sets the download feeding the buffer, cancelling the one before.
+  func replaceTransfer(_ new: Transfer) {
+    let old = lock.withLock {
+      defer { transfer = new }
+      return transfer
     }
-    let wait = output!.write(pcm)
-    heardFrames += pcm.count / PCMFormat.bytesPerFrame
-    if wait > 0 {
-      // Wake early for cancel or pause.
-      _ = lock.wait(until: Date().addingTimeInterval(wait))
+    old?.cancel()
+    if isCancelled { new.cancel() }
+  }
+
+  func requestSeek(_ seconds: Double) {
+    lock.withLock { pendingSeek = seconds }
+  }
+
+  var hasPendingSeek: Bool { lock.withLock { pendingSeek != nil } }
+
+  func takeSeek() -> Double? {
+    lock.withLock {
+      defer { pendingSeek = nil }
+      return pendingSeek
     }
-    return self.session === session && !session.isCancelled
   }
 }
 
-/// One play request: its download, its bytes, its cancellation.
-private final class Session: @unchecked Sendable {
-  let playID: Int
-  let url: URL
-  let bytes = ByteStream()
-  var transfer: Transfer?
-
-  init(playID: Int, url: URL) {
-    self.playID = playID
-    self.url = url
-  }
-
-  var isCancelled: Bool { bytes.isCancelled }
-
-  func cancel() {
-    bytes.cancel()
-    transfer?.cancel()
-  }
+extension DiskCache: AudioCache {
+  public func cachedFile(for url: URL) -> URL? { file(for: url) }
 }

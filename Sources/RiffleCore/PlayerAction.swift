@@ -4,8 +4,16 @@ import Foundation
 public enum PlayerAction: Equatable, Sendable {
   // Start-up and the feed.
   case start(URL)
-  case feedLoaded([Song], skipped: Int)
-  case feedFailed(String)
+  /// The first page of the feed; `paging` is set when the feed pages.
+  case feedLoaded([Song], skipped: Int, paging: FeedPaging? = nil)
+  /// The feed could not be loaded; `retry` when the cause may pass (no connection, 5xx, 429),
+  /// `retryAfter` when the server said how long to wait.
+  case feedFailed(String, retry: Bool = false, retryAfter: Double? = nil)
+  /// The wait before another try at loading the feed is over.
+  case retryFeed
+  /// A later page of the feed arrived.
+  case feedPageLoaded([Song], paging: FeedPaging)
+  case feedPageFailed(String)
 
   // User intents.
   case next
@@ -13,6 +21,13 @@ public enum PlayerAction: Equatable, Sendable {
   case togglePlay
   case toggleLike
   case toggleHelp
+  /// Try again what failed: the feed, or the song on this page.
+  case retry
+  /// Move the play position by some seconds (negative: back).
+  case seek(by: Double)
+  /// Move the play position to a point in the song, in seconds. (Not `seek(to:)`: two cases
+  /// that differ only in their label miscompile in Swift 6.3 and trap at run time.)
+  case seekTo(Double)
   case quit
 
   // Reports from the playback engine, tagged with the request they are about.
@@ -22,8 +37,11 @@ public enum PlayerAction: Equatable, Sendable {
   case trackFinished(playID: Int)
   case playbackFailed(playID: Int, String)
 
-  // Reports from the likes store.
+  // Reports from the likes store and the likes server.
+  /// Saving on this machine failed: the like is rolled back.
   case likeSaveFailed(songID: String, liked: Bool, String)
+  /// The server refused the like: it is rolled back here and on this machine.
+  case likeRejected(songID: String, liked: Bool, String)
 
   /// A frame of the timer (animations, spinner).
   case tick

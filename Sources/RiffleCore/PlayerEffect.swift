@@ -3,11 +3,20 @@ import Foundation
 /// Work the reducer asks the outside world to do. Values only: the view model runs them.
 public enum PlayerEffect: Equatable, Sendable {
   case loadFeed(URL)
+  /// Load page `page` of the feed at the URL (query `page` and `page_size`).
+  case loadFeedPage(URL, page: Int, pageSize: Int?)
+  /// Send `.retryFeed` after this many seconds.
+  case scheduleFeedRetry(after: Double)
   /// Stop whatever plays and play this song from the start.
   case play(Song, playID: Int)
   case pause
   case resume
+  /// Move playback of the current request to this point, in seconds.
+  case seek(to: Double, playID: Int)
+  /// Save a like here and send it to the likes server, if there is one.
   case persistLike(songID: String, liked: Bool)
+  /// Save a like on this machine only (a rollback of what the server refused).
+  case storeLikeLocally(songID: String, liked: Bool)
   /// Stop audio, give the terminal back and exit.
   case quit
 }

@@ -44,6 +44,28 @@ public struct PlayerState: Equatable, Sendable {
     case help
   }
 
+  /// Paging of the feed, when it pages.
+  public struct Paging: Equatable, Sendable {
+    /// The next page to ask for; nil when there is none.
+    public var nextPage: Int?
+    public var pageSize: Int?
+    public var totalPages: Int?
+    /// A page request is out.
+    public var isLoading = false
+
+    public init(nextPage: Int?, pageSize: Int?, totalPages: Int?, isLoading: Bool = false) {
+      self.nextPage = nextPage
+      self.pageSize = pageSize
+      self.totalPages = totalPages
+      self.isLoading = isLoading
+    }
+  }
+
+  /// The feed being shown.
+  public var feedURL: URL?
+  /// Failed tries at loading the feed in a row; sets the wait before the next.
+  public var feedAttempts = 0
+  public var paging: Paging?
   public var songs: [Song] = []
   public var index: Int = 0
   public var feed: FeedPhase = .idle
@@ -76,6 +98,9 @@ public struct PlayerState: Equatable, Sendable {
     playback == .playing || playback == .loading || playback == .buffering || likePulse > 0
       || feed == .loading
   }
+
+  /// How close to the end of the loaded songs the next page is asked for.
+  public static let pagingLookahead = 3
 
   /// Number of frames a like "pop" lasts.
   public static let likePulseFrames = 6

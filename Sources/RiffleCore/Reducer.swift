@@ -6,14 +6,22 @@ import Foundation
 public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [PlayerEffect] {
   switch action {
   case .start(let url):
+    state.feedURL = url
+    state.feedAttempts = 0
     state.feed = .loading
     state.message = nil
     return [.loadFeed(url)]
 
-  case .feedLoaded(let songs, let skipped):
+  case .feedLoaded(let songs, let skipped, let paging):
     state.feed = .loaded
+    state.feedAttempts = 0
     state.songs = songs
     state.index = 0
+    state.paging = paging.map {
+      .init(
+        nextPage: songs.isEmpty ? nil : $0.nextPage, pageSize: $0.pageSize,
+        totalPages: $0.totalPages)
+    }
     state.message = skipped > 0 ? .init(.info, skippedNote(skipped)) : nil
     guard !songs.isEmpty else {
       state.playback = .idle
@@ -21,17 +29,72 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
         .info, skipped > 0 ? "No playable songs: " + skippedNote(skipped) : "The feed has no songs")
       return []
     }
-    return playCurrent(&state)
+    return playCurrent(&state) + loadMoreIfNear(&state)
 
-  case .feedFailed(let reason):
+  case .feedFailed(let reason, let retry, let retryAfter):
+    guard state.songs.isEmpty else {
+      state.message = .init(.error, reason)
+      return []
+    }
     state.feed = .failed(reason)
-    state.message = .init(.error, reason)
+    guard retry else {
+      state.message = .init(.error, reason)
+      return []
+    }
+    state.feedAttempts += 1
+    let backoff = min(30, pow(2, Double(state.feedAttempts - 1)))
+    let delay = max(1, retryAfter ?? backoff)
+    state.message = .init(.error, "\(reason): retrying in \(Int(delay.rounded())) s")
+    return [.scheduleFeedRetry(after: delay)]
+
+  case .retryFeed:
+    guard let url = state.feedURL, case .failed = state.feed, state.songs.isEmpty else {
+      return []
+    }
+    state.feed = .loading
+    return [.loadFeed(url)]
+
+  case .feedPageLoaded(let songs, let paging):
+    guard state.paging != nil else { return [] }
+    let known = Set(state.songs.map(\.id))
+    let fresh = songs.filter { !known.contains($0.id) }
+    state.songs += fresh
+    state.paging?.isLoading = false
+    state.paging?.nextPage = songs.isEmpty ? nil : paging.nextPage
+    if paging.totalPages != nil { state.paging?.totalPages = paging.totalPages }
+    if case .error = state.message?.kind { state.message = nil }
+    if state.playback == .finished && !fresh.isEmpty && state.canGoNext {
+      // The last song had ended waiting for more: go on with the new ones.
+      state.index += 1
+      return playCurrent(&state) + loadMoreIfNear(&state)
+    }
+    return loadMoreIfNear(&state)
+
+  case .feedPageFailed(let reason):
+    guard state.paging != nil else { return [] }
+    state.paging?.isLoading = false
+    state.message = .init(.error, "\(reason): more songs when you page again")
     return []
 
+  case .retry:
+    if case .failed = state.feed, state.songs.isEmpty, let url = state.feedURL {
+      state.feed = .loading
+      state.message = nil
+      return [.loadFeed(url)]
+    }
+    if case .failed = state.playback { return playCurrent(&state) }
+    return loadMoreIfNear(&state)
+
+  case .seek(by: let delta):
+    return seek(&state, to: state.position + delta)
+
+  case .seekTo(let target):
+    return seek(&state, to: target)
+
   case .next:
-    guard state.canGoNext else { return [] }
+    guard state.canGoNext else { return loadMoreIfNear(&state) }
     state.index += 1
-    return playCurrent(&state)
+    return playCurrent(&state) + loadMoreIfNear(&state)
 
   case .previous:
     guard state.canGoPrevious else { return [] }
@@ -91,7 +154,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
       return []
     }
     state.index += 1
-    return playCurrent(&state)
+    return playCurrent(&state) + loadMoreIfNear(&state)
 
   case .playbackFailed(let playID, let reason):
     guard playID == state.playID else { return [] }
@@ -109,6 +172,15 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     state.songs[at] = state.songs[at].togglingLike()
     return []
 
+  case .likeRejected(let songID, let liked, let reason):
+    guard let at = state.songs.firstIndex(where: { $0.id == songID }) else { return [] }
+    let title =
+      state.songs[at].title.isEmpty ? "the song" : "\u{201C}\(state.songs[at].title)\u{201D}"
+    state.message = .init(.error, "Could not \(liked ? "like" : "unlike") \(title): \(reason)")
+    guard state.songs[at].isLiked == liked else { return [] }
+    state.songs[at] = state.songs[at].togglingLike()
+    return [.storeLikeLocally(songID: songID, liked: !liked)]
+
   case .tick:
     state.frame &+= 1
     if state.likePulse > 0 { state.likePulse -= 1 }
@@ -125,6 +197,25 @@ private func playCurrent(_ state: inout PlayerState) -> [PlayerEffect] {
   state.duration = song.duration
   if case .error = state.message?.kind { state.message = nil }
   return [.play(song, playID: state.playID)]
+}
+
+/// Asks for the next feed page when the user is within `pagingLookahead` songs of the end.
+private func loadMoreIfNear(_ state: inout PlayerState) -> [PlayerEffect] {
+  guard let url = state.feedURL, let paging = state.paging, let next = paging.nextPage,
+    !paging.isLoading, state.index + PlayerState.pagingLookahead >= state.songs.count - 1
+  else { return [] }
+  state.paging?.isLoading = true
+  return [.loadFeedPage(url, page: next, pageSize: paging.pageSize)]
+}
+
+/// Moves playback within the current song; only while it has sound to move in.
+private func seek(_ state: inout PlayerState, to target: Double) -> [PlayerEffect] {
+  guard [.playing, .paused, .buffering].contains(state.playback), let duration = state.duration,
+    duration > 0
+  else { return [] }
+  let clamped = min(max(0, target), max(0, duration - 0.25))
+  state.position = clamped
+  return [.seek(to: clamped, playID: state.playID)]
 }
 
 private func skippedNote(_ count: Int) -> String {

@@ -13,6 +13,8 @@ public struct KeyMap: Sendable {
     .left: .previous, .right: .next,
     .char(" "): .togglePlay, .char("l"): .toggleLike, .char("L"): .toggleLike,
     .char("?"): .toggleHelp, .char("q"): .quit, .char("Q"): .quit,
+    .char("["): .seek(by: -10), .char("]"): .seek(by: 10),
+    .shiftLeft: .seek(by: -10), .shiftRight: .seek(by: 10), .char("r"): .retry,
   ])
 
   public func action(for key: Key) -> PlayerAction? {

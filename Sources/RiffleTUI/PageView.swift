@@ -199,6 +199,8 @@ public struct PageView {
       ("← →", "previous / next song"),
       ("space", "play / pause"),
       ("l", "like / unlike"),
+      ("[ ]", "back / forward 10 s"),
+      ("r", "retry what failed"),
       ("?", "show / hide this help"),
       ("q", "quit"),
     ]

@@ -40,7 +40,17 @@ struct Riffle: ParsableCommand {
       valueName: "driver"))
   var audio: String = "auto"
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "Send likes to a server: POST to like, DELETE to unlike, e.g. https://host/api/songs/{id}/like",
+      valueName: "template"))
+  var likesEndpoint: String?
+
   func validate() throws {
+    if let likesEndpoint, let problem = LikeSync.validate(likesEndpoint) {
+      throw ValidationError("--likes-endpoint: \(problem)")
+    }
     guard AudioDriverChoice(argument: audio) != nil else {
       throw ValidationError("--audio must be auto, pulse, alsa, null or wav:PATH, not '\(audio)'")
     }
@@ -56,7 +66,9 @@ struct Riffle: ParsableCommand {
     redirectStandardError(to: paths.logFile)
     MainActor.assumeIsolated {
       do {
-        try startPlayer(feedURL: feedURL, driver: driver, paths: paths)
+        try startPlayer(
+          feedURL: feedURL, driver: driver, paths: paths,
+          likeSync: likesEndpoint.map { LikeSync(template: $0) })
       } catch {
         FileHandle.standardError.write(Data("riffle: \(error)\n".utf8))
         Foundation.exit(1)
@@ -97,7 +109,9 @@ private var liveSources: [any DispatchSourceProtocol] = []
 private var liveModel: PlayerViewModel?
 
 @MainActor
-private func startPlayer(feedURL: URL, driver: AudioDriverChoice, paths: AppPaths) throws {
+private func startPlayer(
+  feedURL: URL, driver: AudioDriverChoice, paths: AppPaths, likeSync: LikeSync?
+) throws {
   let terminal = try NCursesTerminal()
   let likeStore = LikeStore(file: paths.likesFile)
   let feeds = FeedSource()
@@ -105,9 +119,10 @@ private func startPlayer(feedURL: URL, driver: AudioDriverChoice, paths: AppPath
   let clients = PlayerClients(
     loadFeed: { url, done in feeds.load(url, completion: done) },
     audio: .live(
+      cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
       output: { try AudioOutput.open(driver) },
       events: { event in box.model?.post(event.action) }),
-    likes: .live(likeStore))
+    likes: .live(likeStore, remote: likeSync))
   let model = PlayerViewModel(
     clients: clients, terminal: terminal, ticker: DispatchTicker(),
     onQuit: { Foundation.exit(0) })

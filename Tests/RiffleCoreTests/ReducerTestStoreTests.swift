@@ -47,7 +47,10 @@ struct ReducerTestStoreTests {
   func failsOnMissingEffect() {
     var store = ReducerTestStore(PlayerState())
     withKnownIssue {
-      store.send(.start(Fixture.feedURL)) { $0.feed = .loading }
+      store.send(.start(Fixture.feedURL)) {
+        $0.feedURL = Fixture.feedURL
+        $0.feed = .loading
+      }
     } matching: { issue in
       issue.comments.contains { $0.rawValue.contains("Effects of") }
     }
@@ -67,6 +70,7 @@ struct ReducerTestStoreTests {
   func returnsEffects() {
     var store = ReducerTestStore(PlayerState())
     let effects = store.send(.start(Fixture.feedURL), effects: [.loadFeed(Fixture.feedURL)]) {
+      $0.feedURL = Fixture.feedURL
       $0.feed = .loading
     }
     #expect(effects == [.loadFeed(Fixture.feedURL)])

@@ -12,6 +12,7 @@ struct FeedReducerTests {
   func startLoadsTheFeed() {
     var store = ReducerTestStore(PlayerState())
     store.send(.start(Fixture.feedURL), effects: [.loadFeed(Fixture.feedURL)]) {
+      $0.feedURL = Fixture.feedURL
       $0.feed = .loading
     }
     #expect(store.state.needsTimer)
@@ -21,6 +22,7 @@ struct FeedReducerTests {
   func startClearsMessage() {
     var store = ReducerTestStore(Fixture.state { $0.message = .init(.error, "Network is down") })
     store.send(.start(Fixture.feedURL), effects: [.loadFeed(Fixture.feedURL)]) {
+      $0.feedURL = Fixture.feedURL
       $0.feed = .loading
       $0.message = nil
     }

@@ -1,0 +1,85 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Files kept on disk by the URL they came from, bounded in size, oldest use evicted first.
+///
+/// Names are a hash of the URL; writes go through `AtomicFile`, so a crash never leaves half a
+/// file under a real name. Every hit refreshes the file's time, which is what eviction orders by.
+public final class DiskCache: @unchecked Sendable {
+  public let folder: URL
+  public let capacity: Int64
+  private let lock = NSLock()
+
+  public init(folder: URL, capacity: Int64) {
+    self.folder = folder
+    self.capacity = capacity
+  }
+
+  /// The file name for a URL: two 64-bit FNV-1a hashes of it, and its extension.
+  public static func name(for url: URL) -> String {
+    let text = url.absoluteString
+    func fnv(_ basis: UInt64) -> UInt64 {
+      var hash = basis
+      for byte in text.utf8 {
+        hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+      }
+      return hash
+    }
+    let first = String(fnv(0xcbf2_9ce4_8422_2325), radix: 16)
+    let second = String(fnv(0x84222325_cbf29ce4), radix: 16)
+    let ext = url.pathExtension.filter { $0.isLetter || $0.isNumber }.prefix(5)
+    return first + second + (ext.isEmpty ? "" : "." + ext)
+  }
+
+  /// The cached copy of `url`, if there is one (and marks it as just used).
+  public func file(for url: URL) -> URL? {
+    let file = folder.appendingPathComponent(Self.name(for: url))
+    guard FileManager.default.fileExists(atPath: file.path) else { return nil }
+    utimes(file.path, nil)  // now: the least recently used go first
+    return file
+  }
+
+  /// Keeps `data` as the copy of `url`, then evicts the oldest files beyond the capacity.
+  public func store(_ data: Data, for url: URL) {
+    guard Int64(data.count) <= capacity else { return }
+    lock.withLock {
+      do {
+        try AtomicFile.write(data, to: folder.appendingPathComponent(Self.name(for: url)))
+        evict()
+      } catch {
+        FileHandle.standardError.write(Data("cache: cannot store \(url): \(error)\n".utf8))
+      }
+    }
+  }
+
+  /// Bytes the cache holds now.
+  public var size: Int64 {
+    entries().reduce(0) { $0 + $1.size }
+  }
+
+  private func entries() -> [(url: URL, size: Int64, used: Date)] {
+    let keys: [URLResourceKey] = [.fileSizeKey, .contentModificationDateKey, .isRegularFileKey]
+    let files =
+      (try? FileManager.default.contentsOfDirectory(
+        at: folder, includingPropertiesForKeys: keys)) ?? []
+    return files.compactMap { file in
+      guard let values = try? file.resourceValues(forKeys: Set(keys)),
+        values.isRegularFile == true, !file.lastPathComponent.hasPrefix(".")
+      else { return nil }
+      return (file, Int64(values.fileSize ?? 0), values.contentModificationDate ?? .distantPast)
+    }
+  }
+
+  private func evict() {
+    var all = entries().sorted { $0.used < $1.used }
+    var total = all.reduce(0) { $0 + $1.size }
+    while total > capacity, !all.isEmpty {
+      let oldest = all.removeFirst()
+      try? FileManager.default.removeItem(at: oldest.url)
+      total -= oldest.size
+    }
+  }
+}
