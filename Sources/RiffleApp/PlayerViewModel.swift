@@ -50,16 +50,19 @@ public final class PlayerViewModel {
     }
   }
 
-  /// Reads every waiting key and sends what it asks for.
-  public func handleInput() {
-    for key in terminal.readKeys() {
+  /// Reads every waiting key and sends what it asks for. Returns how many keys there were.
+  @discardableResult
+  public func handleInput() -> Int {
+    let keys = terminal.readKeys()
+    for key in keys {
       if key == .resize {
         handleResize()
       } else if let action = keyMap.action(for: key) {
         send(action)
-        if state.isQuitting { return }
+        if state.isQuitting { break }
       }
     }
+    return keys.count
   }
 
   /// The terminal changed size: forget what is shown and draw everything again.

@@ -130,7 +130,19 @@ private func startPlayer(
   liveModel = model
 
   let input = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
-  input.setEventHandler { MainActor.assumeIsolated { model.handleInput() } }
+  var emptyReads = 0
+  input.setEventHandler {
+    MainActor.assumeIsolated {
+      // Readable again and again with nothing to read means the terminal is gone (EOF):
+      // quit rather than spin.
+      if model.handleInput() == 0 && bytesWaiting(on: STDIN_FILENO) == 0 {
+        emptyReads += 1
+        if emptyReads >= 3 { model.send(.quit) }
+      } else {
+        emptyReads = 0
+      }
+    }
+  }
   input.resume()
   liveSources.append(input)
 
@@ -155,6 +167,12 @@ private func startPlayer(
 /// Lets engine callbacks reach the model, which is built after the clients.
 private final class ModelBox: @unchecked Sendable {
   weak var model: PlayerViewModel?
+}
+
+/// Bytes the kernel holds for reading on a descriptor.
+private func bytesWaiting(on fd: Int32) -> Int32 {
+  var count: Int32 = 0
+  return ioctl(fd, UInt(FIONREAD), &count) == 0 ? count : 0
 }
 
 /// Sends stderr to the log while the screen is up: C libraries must not print over it.
