@@ -52,7 +52,9 @@ let package = Package(
     .testTarget(name: "RiffleAPITests", dependencies: ["RiffleAPI", "RiffleTestSupport"]),
     .testTarget(
       name: "RiffleAudioTests", dependencies: ["RiffleAudio", "RiffleAPI", "RiffleTestSupport"]),
-    .testTarget(name: "RiffleTUITests", dependencies: ["RiffleTUI", "RiffleCore"]),
+    .testTarget(
+      name: "RiffleTUITests", dependencies: ["RiffleTUI", "RiffleCore"],
+      exclude: ["__Snapshots__"]),
     .testTarget(
       name: "RiffleAppTests",
       dependencies: [

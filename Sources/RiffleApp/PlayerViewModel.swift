@@ -13,6 +13,7 @@ public final class PlayerViewModel {
   private let clients: PlayerClients
   private let terminal: Terminal
   private let ticker: Ticker
+  private let scheduler: Scheduler
   private let keyMap: KeyMap
   private let view: PageView
   /// Called once the player has stopped everything and given the terminal back.
@@ -21,13 +22,15 @@ public final class PlayerViewModel {
   public var onAction: (@MainActor (PlayerAction) -> Void)?
 
   public init(
-    clients: PlayerClients, terminal: Terminal, ticker: Ticker, keyMap: KeyMap = .standard,
+    clients: PlayerClients, terminal: Terminal, ticker: Ticker,
+    scheduler: Scheduler = DispatchScheduler(), keyMap: KeyMap = .standard,
     view: PageView = PageView(), state: PlayerState = PlayerState(),
     onQuit: @escaping @MainActor () -> Void
   ) {
     self.clients = clients
     self.terminal = terminal
     self.ticker = ticker
+    self.scheduler = scheduler
     self.keyMap = keyMap
     self.view = view
     self.state = state
@@ -36,6 +39,8 @@ public final class PlayerViewModel {
 
   /// Applies an action: new state, effects run, timer adjusted, screen redrawn.
   public func send(_ action: PlayerAction) {
+    // After quit nothing runs again: late engine reports must not restart anything.
+    guard !state.isQuitting else { return }
     onAction?(action)
     let effects = reduce(&state, action)
     for effect in effects { run(effect) }
@@ -122,9 +127,7 @@ public final class PlayerViewModel {
         }
       }
     case .scheduleFeedRetry(let delay):
-      DispatchQueue.main.asyncAfter(deadline: .now() + delay) { [weak self] in
-        MainActor.assumeIsolated { self?.send(.retryFeed) }
-      }
+      scheduler.after(delay) { [weak self] in self?.send(.retryFeed) }
     case .seek(let position, let playID):
       clients.audio.seek(position, playID)
     case .play(let song, let playID):

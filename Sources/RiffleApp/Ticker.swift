@@ -59,3 +59,44 @@ public final class ManualTicker: Ticker {
     for _ in 0..<count { handler?() }
   }
 }
+
+/// Runs work once after a delay on the main queue (retries); tests run it when they choose.
+@MainActor
+public protocol Scheduler: AnyObject {
+  func after(_ seconds: Double, _ work: @escaping @MainActor () -> Void)
+}
+
+/// The live scheduler: `DispatchQueue.main.asyncAfter`.
+@MainActor
+public final class DispatchScheduler: Scheduler {
+  public init() {}
+
+  public func after(_ seconds: Double, _ work: @escaping @MainActor () -> Void) {
+    DispatchQueue.main.asyncAfter(deadline: .now() + seconds) {
+      MainActor.assumeIsolated { work() }
+    }
+  }
+}
+
+/// A scheduler that keeps the work until a test runs it.
+@MainActor
+public final class ManualScheduler: Scheduler {
+  /// Delays asked for, in order, with work not yet run.
+  public private(set) var pending: [(seconds: Double, work: @MainActor () -> Void)] = []
+
+  public init() {}
+
+  public func after(_ seconds: Double, _ work: @escaping @MainActor () -> Void) {
+    pending.append((seconds, work))
+  }
+
+  /// The delays of the work still waiting.
+  public var delays: [Double] { pending.map(\.seconds) }
+
+  /// Runs everything waiting now (not what that work schedules in turn).
+  public func runPending() {
+    let due = pending
+    pending.removeAll()
+    for item in due { item.work() }
+  }
+}

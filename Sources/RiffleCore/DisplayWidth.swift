@@ -52,6 +52,8 @@ public enum DisplayWidth {
       out.append(ch)
       used += w
     }
+    // "Song …" reads worse than "Song…".
+    while out.last?.isWhitespace == true { out.removeLast() }
     return out + "…"
   }
 

@@ -85,8 +85,19 @@ public struct PageView {
     drawProgress(&screen, state: state, x: margin, y: bandTop + 3, width: inner)
     drawControls(&screen, state: state, y: bandTop + 4)
     drawStatus(&screen, state: state, x: margin, y: bandTop + 5, width: inner)
-    let hints = "←/→ page  space play/pause  l like  ? help  q quit"
-    screen.put(hints, x: margin, y: bandTop + 6, style: muted, maxWidth: inner)
+    screen.put(Self.hints(fitting: inner), x: margin, y: bandTop + 6, style: muted, maxWidth: inner)
+  }
+
+  /// The longest key hint line that fits; "q quit" is in every one.
+  static func hints(fitting width: Int) -> String {
+    let choices = [
+      "←/→ page  space play/pause  l like  [ ] seek  ? help  q quit",
+      "←/→ page  space play/pause  l like  ? help  q quit",
+      "←/→ page  space play  l like  ? help  q quit",
+      "space play  l like  ? help  q quit",
+      "? help  q quit",
+    ]
+    return choices.first { DisplayWidth.of($0) <= width } ?? choices.last!
   }
 
   private func headerBackground(_ screen: Screen) -> Color {
@@ -141,10 +152,14 @@ public struct PageView {
     let on = CellStyle(foreground: theme.text, background: theme.band, bold: true)
     let off = CellStyle(foreground: theme.progressTrack, background: theme.band, dim: true)
     let isPlaying = [.playing, .buffering, .loading].contains(state.playback)
-    let play = isPlaying ? "❚❚ Pause" : "▶ Play"
+    // Words where there is room, symbols where there is not; the play label keeps one width
+    // so the row does not shift when it changes.
+    let roomy = screen.width >= 44
+    let play = roomy ? (isPlaying ? "❚❚ Pause" : " ▶ Play ") : (isPlaying ? "❚❚" : "▶ ")
+    let gap = roomy ? "     " : "    "
     let parts: [(String, CellStyle)] = [
-      ("|◀ Prev", state.canGoPrevious ? on : off), ("     ", on), (play, on), ("     ", on),
-      ("Next ▶|", state.canGoNext ? on : off),
+      (roomy ? "|◀ Prev" : "|◀", state.canGoPrevious ? on : off), (gap, on), (play, on),
+      (gap, on), (roomy ? "Next ▶|" : "▶|", state.canGoNext ? on : off),
     ]
     let total = parts.reduce(0) { $0 + DisplayWidth.of($1.0) }
     var x = max(0, (screen.width - total) / 2)
@@ -187,7 +202,9 @@ public struct PageView {
     case .idle, .loading:
       screen.putCentered("\(spinner) Loading songs…", y: y, style: muted)
     case .failed(let reason):
-      screen.putCentered(reason, y: y, style: CellStyle(foreground: theme.error))
+      // The message says the reason and, while retrying, when the next try comes.
+      screen.putCentered(
+        state.message?.text ?? reason, y: y, style: CellStyle(foreground: theme.error))
     case .loaded:
       screen.putCentered(state.message?.text ?? "No songs", y: y, style: muted)
     }
@@ -195,7 +212,7 @@ public struct PageView {
   }
 
   private func drawHelp(_ screen: inout Screen) {
-    let rows: [(String, String)] = [
+    let allRows: [(String, String)] = [
       ("← →", "previous / next song"),
       ("space", "play / pause"),
       ("l", "like / unlike"),
@@ -205,9 +222,15 @@ public struct PageView {
       ("q", "quit"),
     ]
     let boxWidth = min(screen.width - 2, 40)
-    let boxHeight = min(screen.height - 2, rows.count + 4)
+    let boxHeight = min(screen.height - 2, allRows.count + 4)
     let x = (screen.width - boxWidth) / 2
     let y = (screen.height - boxHeight) / 2
+    // When not every key fits, the last line that does says how to quit.
+    var rows = allRows
+    let room = max(0, boxHeight - 4)
+    if room < rows.count, room > 0 {
+      rows = Array(rows.prefix(room - 1)) + [("q", "quit")]
+    }
     let box = CellStyle(foreground: theme.text, background: .rgb(30, 30, 40))
     screen.fill(x: x, y: y, width: boxWidth, height: boxHeight, style: box)
     var title = box

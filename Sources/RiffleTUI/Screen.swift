@@ -80,6 +80,8 @@ public struct Screen: Equatable, Sendable {
     let y1 = min(height, y + h)
     guard x0 < x1, y0 < y1 else { return }
     for row in y0..<y1 {
+      // A wide character cut by either edge loses its other half too.
+      clearWideNeighbours(col: x0, row: row, width: x1 - x0)
       for col in x0..<x1 { cells[row * width + col] = Cell(" ", style: style) }
     }
   }
@@ -99,15 +101,18 @@ public struct Screen: Equatable, Sendable {
     _ text: String, x: Int, y: Int, style: CellStyle, maxWidth: Int? = nil
   ) -> Int {
     guard y >= 0, y < height, x < width else { return 0 }
-    let limit = min(maxWidth ?? Int.max, width - max(0, x))
+    let limit = min(maxWidth ?? Int.max, width - x)
     guard limit > 0 else { return 0 }
     let safe = DisplayWidth.truncate(TextSanitizer.sanitize(text), to: limit)
     var col = x
     for ch in safe {
       let w = DisplayWidth.of(ch)
       if w == 0 {
-        // A lone combining mark or format character: attach it to the previous cell.
-        if col > x, col - 1 < width, col - 1 >= 0 { cells[y * width + col - 1].text.append(ch) }
+        // A lone combining mark or format character rides on the character before it (the
+        // first half of a wide one, never its continuation cell).
+        var base = col - 1
+        if base >= 0, base < width, cells[y * width + base].isContinuation { base -= 1 }
+        if col > x, base >= 0, base < width { cells[y * width + base].text.append(ch) }
         continue
       }
       if col + w > x + limit { break }

@@ -125,9 +125,15 @@ struct DisplayWidthTests {
       if cut != text && !cut.isEmpty {
         #expect(cut.hasSuffix("…"))
         #expect(text.hasPrefix(String(cut.dropLast())), "width \(width): \(cut)")
-        // As long as the cut leaves room, the ellipsis is the only thing that could not fit.
-        let next = text.dropFirst(cut.count - 1).first.map(DisplayWidth.of) ?? 0
-        #expect(DisplayWidth.of(cut) - 1 + next > width - 1, "width \(width): cut too early")
+        // As long as the cut leaves room, the ellipsis is the only thing that could not fit,
+        // but for spaces dropped before it ("Neon…", never "Neon …").
+        let kept = cut.dropLast()
+        #expect(kept.last?.isWhitespace != true, "width \(width): space before the ellipsis")
+        let rest = text.dropFirst(kept.count).drop { $0.isWhitespace }
+        let skipped = text.dropFirst(kept.count).count - rest.count
+        let next = rest.first.map(DisplayWidth.of) ?? 0
+        #expect(
+          DisplayWidth.of(cut) - 1 + skipped + next > width - 1, "width \(width): cut too early")
       }
     }
   }
