@@ -10,7 +10,8 @@ let package = Package(
     .executable(name: "riffle", targets: ["riffle"])
   ],
   dependencies: [
-    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
   ],
   targets: [
     // C libraries from Debian, each wrapped by a module map and a shim header.
@@ -37,7 +38,11 @@ let package = Package(
     .target(name: "RiffleTUI", dependencies: ["RiffleCore", "CNCurses"]),
     // The view model: state store, effects, timer, input and screen wiring.
     .target(
-      name: "RiffleApp", dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI"]),
+      name: "RiffleApp",
+      dependencies: [
+        "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI",
+        .product(name: "TOMLKit", package: "TOMLKit"),
+      ]),
     .executableTarget(
       name: "riffle",
       dependencies: [

@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// The user's likes on this machine: song id -> liked, kept in one JSON file written atomically.
 ///
 /// Reads once at start; every change rewrites the file on a serial queue, latest state last, so
@@ -16,17 +20,37 @@ public final class LikeStore: @unchecked Sendable {
   public init(file: URL) {
     self.file = file
     likes = [:]
-    guard let data = try? Data(contentsOf: file) else { return }
+    guard FileManager.default.fileExists(atPath: file.path) else { return }
+    let reason: String
     do {
-      let decoded = try JSONDecoder().decode(Stored.self, from: data)
-      likes = decoded.likes
+      let data = try Data(contentsOf: file)
+      likes = try JSONDecoder().decode(Stored.self, from: data).likes
+      return
+    } catch is DecodingError {
+      reason = "Likes file was unreadable"
     } catch {
-      // Never overwrite what we cannot read: move it aside for the user.
-      let aside = file.appendingPathExtension("unreadable-\(Int(Date().timeIntervalSince1970))")
-      try? FileManager.default.moveItem(at: file, to: aside)
-      loadProblem = "Likes file was unreadable; kept as \(aside.lastPathComponent)"
+      reason = "Likes file could not be read"
+    }
+    // Never overwrite what we cannot read: move it aside for the user, under a name no earlier
+    // unreadable file has taken; if even that fails, do not save over it this session.
+    let stamp = Int(Date().timeIntervalSince1970)
+    var aside = file.appendingPathExtension("unreadable-\(stamp)")
+    var n = 1
+    while FileManager.default.fileExists(atPath: aside.path) {
+      n += 1
+      aside = file.appendingPathExtension("unreadable-\(stamp)-\(n)")
+    }
+    do {
+      try FileManager.default.moveItem(at: file, to: aside)
+      loadProblem = "\(reason); kept as \(aside.lastPathComponent)"
+    } catch {
+      canSave = false
+      loadProblem = "\(reason) and cannot be moved aside; likes will not be saved this session"
     }
   }
+
+  /// False when an unreadable likes file could not be moved aside: it is never overwritten.
+  public private(set) var canSave = true
 
   private struct Stored: Codable {
     var version = 1
@@ -41,6 +65,11 @@ public final class LikeStore: @unchecked Sendable {
     _ songID: String, liked: Bool, completion: (@Sendable (Error?) -> Void)? = nil
   ) {
     lock.withLock { likes[songID] = liked }
+    guard canSave else {
+      completion?(
+        POSIXError(code: EACCES, operation: "save likes (\(file.lastPathComponent) is kept)"))
+      return
+    }
     queue.async { [self] in
       let snapshot = lock.withLock { likes }
       do {

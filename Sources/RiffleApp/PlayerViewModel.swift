@@ -16,6 +16,9 @@ public final class PlayerViewModel {
   private let scheduler: Scheduler
   private let keyMap: KeyMap
   private let view: PageView
+  private var pointer = PointerInput()
+  /// Animations of the page (slides); view state, not player state.
+  public private(set) var motion = PageMotion()
   /// Called once the player has stopped everything and given the terminal back.
   private let onQuit: @MainActor () -> Void
   /// Every action, in order (for tests and the log).
@@ -42,7 +45,10 @@ public final class PlayerViewModel {
     // After quit nothing runs again: late engine reports must not restart anything.
     guard !state.isQuitting else { return }
     onAction?(action)
+    if action.isUserIntent { motion.finish() }
+    let before = state.index
     let effects = reduce(&state, action)
+    if !state.songs.isEmpty { motion.pageChanged(from: before, to: state.index) }
     for effect in effects { run(effect) }
     updateTicker()
     render()
@@ -62,6 +68,12 @@ public final class PlayerViewModel {
     for key in keys {
       if key == .resize {
         handleResize()
+      } else if case .mouse(let event) = key {
+        let (width, height) = terminal.size
+        let layout = PageLayout.make(width: width, height: height, state: state)
+        if let action = pointer.handle(event, layout: layout, state: state) {
+          send(action)
+        }
       } else if let action = keyMap.action(for: key) {
         send(action)
         if state.isQuitting { break }
@@ -79,12 +91,12 @@ public final class PlayerViewModel {
   public func render() {
     guard !state.isQuitting else { return }
     let (width, height) = terminal.size
-    terminal.flush(view.render(state, width: width, height: height))
+    terminal.flush(view.render(state, motion: motion, width: width, height: height))
   }
 
   private func updateTicker() {
-    if state.needsTimer && !state.isQuitting {
-      ticker.start { [weak self] in self?.tick() }
+    if (state.needsTimer || motion.isAnimating) && !state.isQuitting {
+      ticker.start(fast: state.isAnimating || motion.isAnimating) { [weak self] in self?.tick() }
     } else {
       ticker.stop()
     }
@@ -94,6 +106,7 @@ public final class PlayerViewModel {
     if let position = clients.audio.position(state.playID), state.playback == .playing {
       send(.playbackProgress(playID: state.playID, position: position, duration: nil))
     }
+    motion.advance()
     send(.tick)
   }
 
@@ -126,8 +139,8 @@ public final class PlayerViewModel {
           self?.post(.feedPageFailed(error.userMessage))
         }
       }
-    case .scheduleFeedRetry(let delay):
-      scheduler.after(delay) { [weak self] in self?.send(.retryFeed) }
+    case .scheduleFeedRetry(let delay, let attempt):
+      scheduler.after(delay) { [weak self] in self?.send(.retryFeed(attempt: attempt)) }
     case .seek(let position, let playID):
       clients.audio.seek(position, playID)
     case .play(let song, let playID):

@@ -4,7 +4,10 @@ import Foundation
 @MainActor
 public protocol Ticker: AnyObject {
   var isRunning: Bool { get }
-  func start(_ handler: @escaping @MainActor () -> Void)
+  /// True when ticking at the animation rate.
+  var isFast: Bool { get }
+  /// Starts ticking (or changes the rate): fast for animations, slow for the progress clock.
+  func start(fast: Bool, _ handler: @escaping @MainActor () -> Void)
   func stop()
 }
 
@@ -13,21 +16,35 @@ public protocol Ticker: AnyObject {
 @MainActor
 public final class DispatchTicker: Ticker {
   private var timer: DispatchSourceTimer?
-  private let interval: DispatchTimeInterval
+  private let slow: DispatchTimeInterval
+  private let fast: DispatchTimeInterval
+  public private(set) var isFast = false
 
-  public init(interval: DispatchTimeInterval = .milliseconds(100)) {
-    self.interval = interval
+  /// `slow` drives the clock while a song plays; `fast` drives animations (about 30 frames/s).
+  public init(
+    slow: DispatchTimeInterval = .milliseconds(100), fast: DispatchTimeInterval = .milliseconds(33)
+  ) {
+    self.slow = slow
+    self.fast = fast
   }
 
   public var isRunning: Bool { timer != nil }
 
-  public func start(_ handler: @escaping @MainActor () -> Void) {
-    guard timer == nil else { return }
+  public func start(fast: Bool, _ handler: @escaping @MainActor () -> Void) {
+    let interval = fast ? self.fast : slow
+    if let timer {
+      if fast != isFast {
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(5))
+        isFast = fast
+      }
+      return
+    }
     let timer = DispatchSource.makeTimerSource(queue: .main)
-    timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
+    timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(5))
     timer.setEventHandler { MainActor.assumeIsolated { handler() } }
     timer.resume()
     self.timer = timer
+    isFast = fast
   }
 
   public func stop() {
@@ -44,9 +61,12 @@ public final class ManualTicker: Ticker {
 
   public init() {}
 
+  public private(set) var isFast = false
+
   public var isRunning: Bool { handler != nil }
 
-  public func start(_ handler: @escaping @MainActor () -> Void) {
+  public func start(fast: Bool, _ handler: @escaping @MainActor () -> Void) {
+    isFast = fast
     guard self.handler == nil else { return }
     startCount += 1
     self.handler = handler

@@ -9,8 +9,8 @@ public enum PlayerAction: Equatable, Sendable {
   /// The feed could not be loaded; `retry` when the cause may pass (no connection, 5xx, 429),
   /// `retryAfter` when the server said how long to wait.
   case feedFailed(String, retry: Bool = false, retryAfter: Double? = nil)
-  /// The wait before another try at loading the feed is over.
-  case retryFeed
+  /// The wait before try number `attempt` at loading the feed is over.
+  case retryFeed(attempt: Int)
   /// A later page of the feed arrived.
   case feedPageLoaded([Song], paging: FeedPaging)
   case feedPageFailed(String)
@@ -45,4 +45,20 @@ public enum PlayerAction: Equatable, Sendable {
 
   /// A frame of the timer (animations, spinner).
   case tick
+
+  /// Something the user should read that is not about the feed or a song (a config problem);
+  /// it stays until the next key.
+  case notify(String)
+}
+
+extension PlayerAction {
+  /// True for what the user asks for with a key or the mouse (as opposed to reports coming back).
+  public var isUserIntent: Bool {
+    switch self {
+    case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit:
+      return true
+    default:
+      return false
+    }
+  }
 }

@@ -5,8 +5,8 @@ public enum PlayerEffect: Equatable, Sendable {
   case loadFeed(URL)
   /// Load page `page` of the feed at the URL (query `page` and `page_size`).
   case loadFeedPage(URL, page: Int, pageSize: Int?)
-  /// Send `.retryFeed` after this many seconds.
-  case scheduleFeedRetry(after: Double)
+  /// Send `.retryFeed(attempt:)` after this many seconds.
+  case scheduleFeedRetry(after: Double, attempt: Int)
   /// Stop whatever plays and play this song from the start.
   case play(Song, playID: Int)
   case pause

@@ -76,6 +76,8 @@ public struct PlayerState: Equatable, Sendable {
   /// Numbers each request to play; engine reports about older requests are ignored.
   public var playID: Int = 0
   public var message: Message?
+  /// A notice that stays until the next key (see `PlayerAction.notify`).
+  public var notice: String?
   public var overlay: Overlay?
   /// Frames left in the like "pop" animation; 0 when still.
   public var likePulse: Int = 0
@@ -95,9 +97,12 @@ public struct PlayerState: Equatable, Sendable {
 
   /// True while something on screen moves with time, so the timer must run.
   public var needsTimer: Bool {
-    playback == .playing || playback == .loading || playback == .buffering || likePulse > 0
-      || feed == .loading
+    playback == .playing || playback == .loading || playback == .buffering || feed == .loading
+      || isAnimating
   }
+
+  /// True while a short animation runs (the timer then ticks fast enough for smooth motion).
+  public var isAnimating: Bool { likePulse > 0 }
 
   /// How close to the end of the loaded songs the next page is asked for.
   public static let pagingLookahead = 3

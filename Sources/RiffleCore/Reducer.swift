@@ -4,7 +4,12 @@ import Foundation
 ///
 /// Pure and total: every action is handled in every state, nothing here does I/O.
 public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [PlayerEffect] {
+  if action.isUserIntent { state.notice = nil }
   switch action {
+  case .notify(let text):
+    state.notice = text
+    return []
+
   case .start(let url):
     state.feedURL = url
     state.feedAttempts = 0
@@ -45,12 +50,13 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     let backoff = min(30, pow(2, Double(state.feedAttempts - 1)))
     let delay = max(1, retryAfter ?? backoff)
     state.message = .init(.error, "\(reason): retrying in \(Int(delay.rounded())) s")
-    return [.scheduleFeedRetry(after: delay)]
+    return [.scheduleFeedRetry(after: delay, attempt: state.feedAttempts)]
 
-  case .retryFeed:
-    guard let url = state.feedURL, case .failed = state.feed, state.songs.isEmpty else {
-      return []
-    }
+  case .retryFeed(let attempt):
+    // Only the latest scheduled retry counts: one from before a manual retry is stale.
+    guard attempt == state.feedAttempts, let url = state.feedURL, case .failed = state.feed,
+      state.songs.isEmpty
+    else { return [] }
     state.feed = .loading
     return [.loadFeed(url)]
 

@@ -36,7 +36,16 @@ public final class NCursesTerminal: Terminal {
     }
     colorCount = has_colors() ? Int(riffle_nc_colors()) : 0
     canChangeColor = false
+    // Mouse reports in SGR form (clicks, drags with a button held, the wheel), decoded by
+    // EscapeDecoder; ncurses' own mouse handling is off so the encoding is always the same.
     mousemask(0, nil)
+    Self.writeOut("\u{1B}[?1000h\u{1B}[?1002h\u{1B}[?1006h")
+  }
+
+  private static func writeOut(_ text: String) {
+    // ncurses writes through its own buffer, flushed by doupdate; this goes straight out.
+    var bytes = Array(text.utf8)
+    _ = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
   }
 
   /// Wide text needs a UTF-8 locale; under LC_ALL=C fall back to C.UTF-8.
@@ -125,7 +134,7 @@ public final class NCursesTerminal: Terminal {
   public func readKeys() -> [Key] {
     var keys: [Key] = []
     var code: wint_t = 0
-    while keys.count < 256 {
+    while keys.count < 1024 {
       let result = riffle_nc_get_wch(&code)
       if result == ERR { break }
       if result == riffle_nc_key_code_yes() {
@@ -134,7 +143,7 @@ public final class NCursesTerminal: Terminal {
         keys.append(Self.key(forChar: UInt32(code)))
       }
     }
-    return keys
+    return EscapeDecoder.decode(keys)
   }
 
   static func key(forCode code: Int32) -> Key {
@@ -172,6 +181,7 @@ public final class NCursesTerminal: Terminal {
   public func restore() {
     guard active else { return }
     active = false
+    Self.writeOut("\u{1B}[?1006l\u{1B}[?1002l\u{1B}[?1000l")
     curs_set(1)
     endwin()
   }

@@ -6,11 +6,17 @@ public struct PageView {
   /// Smallest size the page is drawn at; below it a notice says the terminal is too small.
   public static let minimumSize = (width: 30, height: 8)
 
-  public init(theme: Theme = .standard) {
+  /// The bindings the help lists.
+  public var keyMap: KeyMap
+
+  public init(theme: Theme = .standard, keyMap: KeyMap = .standard) {
     self.theme = theme
+    self.keyMap = keyMap
   }
 
-  public func render(_ state: PlayerState, width: Int, height: Int) -> Screen {
+  public func render(
+    _ state: PlayerState, motion: PageMotion = PageMotion(), width: Int, height: Int
+  ) -> Screen {
     var screen = Screen(width: width, height: height)
     guard width >= Self.minimumSize.width, height >= Self.minimumSize.height else {
       drawTooSmall(&screen)
@@ -19,6 +25,18 @@ public struct PageView {
     if let song = state.currentSong {
       drawBackground(&screen, for: song)
       drawPage(&screen, song: song, state: state)
+      if let slide = motion.slide, state.songs.indices.contains(slide.from) {
+        // The page slides in over the one it replaces, which is drawn as it was left.
+        var before = state
+        before.index = slide.from
+        before.playback = .idle
+        before.message = nil
+        var old = Screen(width: width, height: height)
+        drawBackground(&old, for: state.songs[slide.from])
+        drawPage(&old, song: state.songs[slide.from], state: before)
+        screen = Screen.sliding(
+          from: old, to: screen, progress: slide.progress, direction: slide.direction)
+      }
     } else {
       drawEmpty(&screen, state: state)
     }
@@ -62,30 +80,33 @@ public struct PageView {
     let position = "\(state.index + 1) / \(state.songs.count)"
     screen.put(position, x: w - margin - DisplayWidth.of(position), y: 0, style: header)
 
+    guard let layout = PageLayout.make(width: w, height: h, state: state) else { return }
     // The darkened band keeps the text readable on any cover.
-    let bandTop = h - 7
+    let bandTop = layout.bandTop
     let band = CellStyle(background: theme.band)
-    screen.fill(x: 0, y: bandTop, width: w, height: 7, style: band)
+    screen.fill(x: 0, y: bandTop, width: w, height: h - bandTop, style: band)
     let text = CellStyle(foreground: theme.text, background: theme.band)
     let muted = CellStyle(foreground: theme.muted, background: theme.band)
 
     let title = song.title.isEmpty ? "Untitled" : song.title
     var titleStyle = text
     titleStyle.bold = true
-    screen.put(title, x: margin, y: bandTop, style: titleStyle, maxWidth: inner)
+    screen.put(title, x: margin, y: layout.titleRow, style: titleStyle, maxWidth: inner)
 
     let artist = song.displayName.isEmpty ? "Unknown artist" : song.displayName
-    let used = screen.put(artist, x: margin, y: bandTop + 1, style: text, maxWidth: inner)
+    let used = screen.put(artist, x: margin, y: layout.artistRow, style: text, maxWidth: inner)
     if !song.handle.isEmpty && used + 3 < inner {
       screen.put(
-        " @" + song.handle, x: margin + used, y: bandTop + 1, style: muted, maxWidth: inner - used)
+        " @" + song.handle, x: margin + used, y: layout.artistRow, style: muted,
+        maxWidth: inner - used)
     }
 
-    drawLike(&screen, song: song, pulse: state.likePulse, x: margin, y: bandTop + 2)
-    drawProgress(&screen, state: state, x: margin, y: bandTop + 3, width: inner)
-    drawControls(&screen, state: state, y: bandTop + 4)
-    drawStatus(&screen, state: state, x: margin, y: bandTop + 5, width: inner)
-    screen.put(Self.hints(fitting: inner), x: margin, y: bandTop + 6, style: muted, maxWidth: inner)
+    drawLike(&screen, song: song, pulse: state.likePulse, x: margin, y: layout.likeRow)
+    drawProgress(&screen, state: state, layout: layout)
+    drawControls(&screen, state: state, layout: layout)
+    drawStatus(&screen, state: state, x: margin, y: layout.statusRow, width: inner)
+    screen.put(
+      Self.hints(fitting: inner), x: margin, y: layout.hintsRow, style: muted, maxWidth: inner)
   }
 
   /// The longest key hint line that fits; "q quit" is in every one.
@@ -123,49 +144,39 @@ public struct PageView {
     }
   }
 
-  private func drawProgress(_ screen: inout Screen, state: PlayerState, x: Int, y: Int, width: Int)
-  {
+  private func drawProgress(_ screen: inout Screen, state: PlayerState, layout: PageLayout) {
+    let y = layout.progressRow
     let elapsed = formatTime(state.position)
     let total = state.duration.map(formatTime) ?? "-:--"
     let labels = CellStyle(foreground: theme.muted, background: theme.band)
-    screen.put(elapsed, x: x, y: y, style: labels)
-    let totalWidth = DisplayWidth.of(total)
-    screen.put(total, x: x + width - totalWidth, y: y, style: labels)
-    let barX = x + DisplayWidth.of(elapsed) + 1
-    let barWidth = width - DisplayWidth.of(elapsed) - totalWidth - 2
-    guard barWidth > 2 else { return }
+    screen.put(elapsed, x: layout.margin, y: y, style: labels)
+    screen.put(total, x: layout.margin + layout.inner - DisplayWidth.of(total), y: y, style: labels)
+    let bar = layout.progressBar
+    guard bar.count > 2 else { return }
     let fraction: Double = {
       guard let d = state.duration, d > 0 else { return 0 }
       return min(1, max(0, state.position / d))
     }()
-    let filled = Int((Double(barWidth - 1) * fraction).rounded(.down))
+    let filled = Int((Double(bar.count - 1) * fraction).rounded(.down))
     let done = CellStyle(foreground: theme.progress, background: theme.band)
     let track = CellStyle(foreground: theme.progressTrack, background: theme.band)
-    screen.put(String(repeating: "━", count: filled), x: barX, y: y, style: done)
-    screen.put("●", x: barX + filled, y: y, style: done)
+    screen.put(String(repeating: "━", count: filled), x: bar.lowerBound, y: y, style: done)
+    screen.put("●", x: bar.lowerBound + filled, y: y, style: done)
     screen.put(
-      String(repeating: "─", count: barWidth - filled - 1), x: barX + filled + 1, y: y, style: track
-    )
+      String(repeating: "─", count: bar.count - filled - 1), x: bar.lowerBound + filled + 1, y: y,
+      style: track)
   }
 
-  private func drawControls(_ screen: inout Screen, state: PlayerState, y: Int) {
+  private func drawControls(_ screen: inout Screen, state: PlayerState, layout: PageLayout) {
     let on = CellStyle(foreground: theme.text, background: theme.band, bold: true)
     let off = CellStyle(foreground: theme.progressTrack, background: theme.band, dim: true)
-    let isPlaying = [.playing, .buffering, .loading].contains(state.playback)
-    // Words where there is room, symbols where there is not; the play label keeps one width
-    // so the row does not shift when it changes.
-    let roomy = screen.width >= 44
-    let play = roomy ? (isPlaying ? "❚❚ Pause" : " ▶ Play ") : (isPlaying ? "❚❚" : "▶ ")
-    let gap = roomy ? "     " : "    "
-    let parts: [(String, CellStyle)] = [
-      (roomy ? "|◀ Prev" : "|◀", state.canGoPrevious ? on : off), (gap, on), (play, on),
-      (gap, on), (roomy ? "Next ▶|" : "▶|", state.canGoNext ? on : off),
-    ]
-    let total = parts.reduce(0) { $0 + DisplayWidth.of($1.0) }
-    var x = max(0, (screen.width - total) / 2)
-    for (label, style) in parts {
-      x += screen.put(label, x: x, y: y, style: style)
-    }
+    let y = layout.controlsRow
+    let labels = layout.labels
+    screen.put(
+      labels.previous, x: layout.previous.lowerBound, y: y,
+      style: state.canGoPrevious ? on : off)
+    screen.put(labels.playPause, x: layout.playPause.lowerBound, y: y, style: on)
+    screen.put(labels.next, x: layout.next.lowerBound, y: y, style: state.canGoNext ? on : off)
   }
 
   private func drawStatus(_ screen: inout Screen, state: PlayerState, x: Int, y: Int, width: Int) {
@@ -180,7 +191,10 @@ public struct PageView {
     case .failed: line = "Cannot play this song"
     case .playing, .idle: line = ""
     }
-    if let message = state.message {
+    if let notice = state.notice {
+      line = notice
+      style.foreground = theme.error
+    } else if let message = state.message {
       // An error says everything itself; information rides beside the playback state.
       if message.kind == .error {
         line = message.text
@@ -208,19 +222,29 @@ public struct PageView {
     case .loaded:
       screen.putCentered(state.message?.text ?? "No songs", y: y, style: muted)
     }
+    if let notice = state.notice {
+      screen.putCentered(
+        notice, y: min(screen.height - 2, y + 2), style: CellStyle(foreground: theme.error))
+    }
     screen.putCentered("q quit", y: screen.height - 1, style: muted)
   }
 
   private func drawHelp(_ screen: inout Screen) {
-    let allRows: [(String, String)] = [
-      ("← →", "previous / next song"),
-      ("space", "play / pause"),
-      ("l", "like / unlike"),
-      ("[ ]", "back / forward 10 s"),
-      ("r", "retry what failed"),
-      ("?", "show / hide this help"),
-      ("q", "quit"),
+    // The help lists the keys as bound now, so a rebinding in config.toml shows here too.
+    let entries: [([PlayerAction], String)] = [
+      ([.previous, .next], "previous / next song"),
+      ([.togglePlay], "play / pause"),
+      ([.toggleLike], "like / unlike"),
+      ([.seek(by: -10), .seek(by: 10)], "back / forward 10 s"),
+      ([.retry], "retry what failed"),
+      ([.toggleHelp], "show / hide this help"),
     ]
+    let quitKeys = keyMap.names(for: .quit)
+    let allRows: [(String, String)] =
+      entries.compactMap { actions, text in
+        let names = actions.map { keyMap.names(for: $0).first ?? "" }.filter { !$0.isEmpty }
+        return names.isEmpty ? nil : (names.joined(separator: " "), text)
+      } + [(quitKeys.first ?? "q", "quit")]
     let boxWidth = min(screen.width - 2, 40)
     let boxHeight = min(screen.height - 2, allRows.count + 4)
     let x = (screen.width - boxWidth) / 2
@@ -229,7 +253,7 @@ public struct PageView {
     var rows = allRows
     let room = max(0, boxHeight - 4)
     if room < rows.count, room > 0 {
-      rows = Array(rows.prefix(room - 1)) + [("q", "quit")]
+      rows = Array(rows.prefix(room - 1)) + [allRows.last!]
     }
     let box = CellStyle(foreground: theme.text, background: .rgb(30, 30, 40))
     screen.fill(x: x, y: y, width: boxWidth, height: boxHeight, style: box)

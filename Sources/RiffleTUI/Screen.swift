@@ -148,6 +148,42 @@ public struct Screen: Equatable, Sendable {
     }
   }
 
+  /// A frame of a horizontal slide from `old` to `new` (same size). `progress` 0 shows `old`,
+  /// 1 shows `new`; direction +1 brings `new` in from the right, -1 from the left.
+  public static func sliding(from old: Screen, to new: Screen, progress: Double, direction: Int)
+    -> Screen
+  {
+    guard old.width == new.width, old.height == new.height else { return new }
+    let width = new.width
+    let offset = Int((1 - min(1, max(0, progress))) * Double(width))
+    var out = new
+    for y in 0..<new.height {
+      for x in 0..<width {
+        let cell: Cell
+        if direction >= 0 {
+          cell = x >= offset ? new[x - offset, y] : old[x + width - offset, y]
+        } else {
+          cell = x < width - offset ? new[x + offset, y] : old[x - (width - offset), y]
+        }
+        out.cells[y * width + x] = cell
+      }
+      // Wide characters cut by the seam or the edges lose their other half.
+      for x in 0..<width {
+        let cell = out.cells[y * width + x]
+        if cell.isContinuation
+          && (x == 0 || DisplayWidth.of(out.cells[y * width + x - 1].text) != 2)
+        {
+          out.cells[y * width + x].text = " "
+        } else if DisplayWidth.of(cell.text) == 2
+          && (x + 1 >= width || !out.cells[y * width + x + 1].isContinuation)
+        {
+          out.cells[y * width + x].text = " "
+        }
+      }
+    }
+    return out
+  }
+
   /// The screen as plain text, one line per row, trailing spaces kept (for snapshots).
   public var lines: [String] {
     (0..<height).map { row in

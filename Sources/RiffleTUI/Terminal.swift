@@ -6,6 +6,7 @@ public enum Key: Hashable, Sendable {
   case home, end, pageUp, pageDown
   case enter, escape, backspace, tab
   case resize
+  case mouse(MouseEvent)
   case function(Int)
   case unknown(Int)
 }

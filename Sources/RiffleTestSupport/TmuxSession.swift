@@ -458,4 +458,10 @@ public final class TmuxSession: @unchecked Sendable {
     let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     return URL(fileURLWithPath: path, isDirectory: true)
   }
+
+  /// Waits until every text is on screen at once (a page that slid in has settled).
+  @discardableResult
+  public func waitForAll(_ texts: String..., timeout: TimeInterval = 10) throws -> String {
+    try waitUntil(timeout: timeout) { screen in texts.allSatisfy { screen.contains($0) } }
+  }
 }

@@ -123,9 +123,10 @@ private func startPlayer(
       output: { try AudioOutput.open(driver) },
       events: { event in box.model?.post(event.action) }),
     likes: .live(likeStore, remote: likeSync))
+  let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
   let model = PlayerViewModel(
-    clients: clients, terminal: terminal, ticker: DispatchTicker(),
-    onQuit: { Foundation.exit(0) })
+    clients: clients, terminal: terminal, ticker: DispatchTicker(), keyMap: config.keyMap,
+    view: PageView(theme: config.theme, keyMap: config.keyMap), onQuit: { Foundation.exit(0) })
   box.model = model
   liveModel = model
 
@@ -162,6 +163,13 @@ private func startPlayer(
   }
   model.render()
   model.send(.start(feedURL))
+  for problem in problems {
+    FileHandle.standardError.write(Data("\(problem)\n".utf8))
+  }
+  if let first = problems.first {
+    let more = problems.count > 1 ? " (and \(problems.count - 1) more in the log)" : ""
+    model.send(.notify("\(first)\(more)"))
+  }
 }
 
 /// Lets engine callbacks reach the model, which is built after the clients.

@@ -314,7 +314,25 @@ struct ViewModelKeyTests {
     await harness.startPlaying()
     harness.press(.right)
     #expect(harness.log.calls == [.play(songID: Feed.songs[1].id, playID: 2)])
+    // The new page slides in over a few fast frames, then stands alone.
+    #expect(harness.model.motion.slide?.direction == 1)
+    #expect(harness.ticker.isFast)
+    harness.ticker.fire(PageMotion.slideFrames)
+    #expect(harness.model.motion.slide == nil)
+    #expect(!harness.ticker.isFast)
     #expect(harness.screenText.contains("Paper Lanterns"))
+    #expect(harness.screenText.contains("2 / 3"))
+  }
+
+  @Test("A key press during a slide finishes it at once")
+  func keyFinishesSlide() async {
+    let harness = Harness()
+    await harness.startPlaying()
+    harness.press(.right)
+    harness.ticker.fire(2)
+    #expect(harness.model.motion.slide != nil)
+    harness.press(.char("?"))
+    #expect(harness.model.motion.slide == nil)
     #expect(harness.screenText.contains("2 / 3"))
   }
 
@@ -561,6 +579,7 @@ struct ViewModelTickerTests {
     harness.model.post(.trackFinished(playID: 1))
     await drainMainQueue()
     #expect(harness.log.calls == [.play(songID: Feed.songs[1].id, playID: 2)])
+    harness.ticker.fire(PageMotion.slideFrames)
     #expect(harness.screenText.contains("Paper Lanterns"))
     #expect(harness.ticker.isRunning)
   }

@@ -65,8 +65,8 @@ struct PlayerEndToEndTests {
     #expect(first.contains("♡ 41"))
 
     tmux.sendKeys("Right")
-    let second = try tmux.waitFor("Second Wind")
-    #expect(second.contains("2 / 3"))
+    // The page slides in; wait for it to stand alone.
+    let second = try tmux.waitForAll("Second Wind", "2 / 3")
     #expect(second.contains("♡ 7"))
 
     tmux.sendKeys("l")
@@ -101,8 +101,7 @@ struct PlayerEndToEndTests {
     let tmux = try harness.start()
     try tmux.waitFor("First Light")
     // short-1.mp3 lasts 2 s; no key is pressed.
-    let next = try tmux.waitFor("Second Wind", timeout: 8)
-    #expect(next.contains("2 / 3"))
+    try tmux.waitForAll("Second Wind", "2 / 3", timeout: 8)
     tmux.sendKeys("q")
     #expect(try tmux.waitForExit() == 0)
   }

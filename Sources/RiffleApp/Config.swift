@@ -1,0 +1,224 @@
+import Foundation
+import RiffleCore
+import RiffleTUI
+import TOMLKit
+
+/// The user's settings from `$XDG_CONFIG_HOME/riffle/config.toml`: key bindings and colours.
+///
+/// ```toml
+/// [keys]
+/// next = ["Right", "n"]       # replaces the default keys of that action
+/// like = "f"
+///
+/// [theme]
+/// accent = "#ff5a78"          # or a palette number, 0-255
+/// ```
+///
+/// Whatever cannot be understood is reported with its line and left at its default; the rest
+/// of the file still applies.
+public struct Config: Equatable, Sendable {
+  public var keyMap: KeyMap
+  public var theme: Theme
+
+  public init(keyMap: KeyMap = .standard, theme: Theme = .standard) {
+    self.keyMap = keyMap
+    self.theme = theme
+  }
+
+  public static func == (a: Config, b: Config) -> Bool {
+    a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings
+  }
+
+  /// Something in the file that was not used, with the line it is on.
+  public struct Problem: Equatable, Sendable, CustomStringConvertible {
+    public var line: Int?
+    public var message: String
+    public var description: String {
+      line.map { "config.toml line \($0): \(message)" } ?? "config.toml: \(message)"
+    }
+  }
+
+  /// The actions a key can be bound to, by their name in the file.
+  public static let actions: [(name: String, action: PlayerAction)] = [
+    ("previous", .previous), ("next", .next), ("play_pause", .togglePlay), ("like", .toggleLike),
+    ("help", .toggleHelp), ("quit", .quit), ("seek_back", .seek(by: -10)),
+    ("seek_forward", .seek(by: 10)), ("retry", .retry), ("restart", .seekTo(0)),
+  ]
+
+  /// Reads a config file's text. Never fails: problems come back beside the config.
+  public static func parse(_ text: String) -> (Config, [Problem]) {
+    var config = Config()
+    var problems: [Problem] = []
+    let table: TOMLTable
+    do {
+      table = try TOMLTable(string: text)
+    } catch let error as TOMLParseError {
+      return (
+        config,
+        [
+          Problem(
+            line: error.source.begin.line, message: "\(error.description) (using the defaults)")
+        ]
+      )
+    } catch {
+      return (config, [Problem(line: nil, message: "\(error); using the defaults")])
+    }
+    let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+
+    for key in table.keys where key != "keys" && key != "theme" {
+      problems.append(
+        Problem(line: lineOf(key, section: nil, in: lines), message: "unknown setting '\(key)'"))
+    }
+
+    if let keys = table["keys"] {
+      if let keysTable = keys.table {
+        applyKeys(keysTable, lines: lines, to: &config.keyMap, problems: &problems)
+      } else {
+        problems.append(
+          Problem(line: lineOf("keys", section: nil, in: lines), message: "[keys] must be a table"))
+      }
+    }
+    if let theme = table["theme"] {
+      if let themeTable = theme.table {
+        applyTheme(themeTable, lines: lines, to: &config.theme, problems: &problems)
+      } else {
+        problems.append(
+          Problem(
+            line: lineOf("theme", section: nil, in: lines), message: "[theme] must be a table"))
+      }
+    }
+    return (config, problems)
+  }
+
+  /// Reads the file if there is one; a missing file is no problem.
+  public static func load(from file: URL) -> (Config, [Problem]) {
+    guard FileManager.default.fileExists(atPath: file.path) else { return (Config(), []) }
+    guard let data = try? Data(contentsOf: file) else {
+      return (Config(), [Problem(line: nil, message: "cannot read \(file.path)")])
+    }
+    guard let text = String(data: data, encoding: .utf8) else {
+      return (Config(), [Problem(line: nil, message: "not UTF-8 text; using the defaults")])
+    }
+    return parse(text)
+  }
+
+  private static func applyKeys(
+    _ table: TOMLTable, lines: [String], to keyMap: inout KeyMap, problems: inout [Problem]
+  ) {
+    for name in table.keys.sorted() {
+      let line = lineOf(name, section: "keys", in: lines)
+      guard let action = actions.first(where: { $0.name == name })?.action else {
+        problems.append(Problem(line: line, message: "unknown action '\(name)'"))
+        continue
+      }
+      let value = table[name]
+      var names: [String] = []
+      if let single = value?.string {
+        names = [single]
+      } else if let array = value?.array {
+        names = array.compactMap { $0.string }
+        if names.count != array.count {
+          problems.append(Problem(line: line, message: "keys for '\(name)' must be strings"))
+        }
+      } else {
+        problems.append(
+          Problem(line: line, message: "'\(name)' takes a key name or a list of key names"))
+        continue
+      }
+      var keys: [Key] = []
+      for keyName in names {
+        if let key = keyFromName(keyName) {
+          keys.append(key)
+        } else {
+          problems.append(Problem(line: line, message: "unknown key '\(keyName)' for '\(name)'"))
+        }
+      }
+      guard !keys.isEmpty else { continue }
+      // The new keys replace the action's defaults, and take their keys from other actions.
+      keyMap.bindings = keyMap.bindings.filter { $0.value != action && !keys.contains($0.key) }
+      for key in keys { keyMap.bindings[key] = action }
+    }
+  }
+
+  private static func applyTheme(
+    _ table: TOMLTable, lines: [String], to theme: inout Theme, problems: inout [Problem]
+  ) {
+    let slots: [(String, WritableKeyPath<Theme, Color>)] = [
+      ("text", \.text), ("muted", \.muted), ("accent", \.accent), ("band", \.band),
+      ("error", \.error), ("progress", \.progress), ("progress_track", \.progressTrack),
+    ]
+    for name in table.keys.sorted() {
+      let line = lineOf(name, section: "theme", in: lines)
+      guard let slot = slots.first(where: { $0.0 == name })?.1 else {
+        problems.append(Problem(line: line, message: "unknown colour '\(name)'"))
+        continue
+      }
+      let value = table[name]
+      if let text = value?.string, let color = colorFromHex(text) {
+        theme[keyPath: slot] = color
+      } else if let index = value?.int, (0...255).contains(index) {
+        theme[keyPath: slot] = .palette(UInt8(index))
+      } else {
+        problems.append(
+          Problem(line: line, message: "'\(name)' must be \"#rrggbb\" or a palette number 0-255"))
+      }
+    }
+  }
+
+  /// "Space", "Left", "Shift+Right", "F5", "q", ...
+  public static func keyFromName(_ name: String) -> Key? {
+    switch name.lowercased() {
+    case "space": return .char(" ")
+    case "left": return .left
+    case "right": return .right
+    case "up": return .up
+    case "down": return .down
+    case "shift+left": return .shiftLeft
+    case "shift+right": return .shiftRight
+    case "home": return .home
+    case "end": return .end
+    case "pageup": return .pageUp
+    case "pagedown": return .pageDown
+    case "enter", "return": return .enter
+    case "tab": return .tab
+    case "escape", "esc": return .escape
+    case "backspace": return .backspace
+    default: break
+    }
+    if name.count == 1, let ch = name.first, !ch.isWhitespace,
+      !ch.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+    {
+      return .char(ch)
+    }
+    if name.lowercased().hasPrefix("f"), let n = Int(name.dropFirst()), (1...24).contains(n) {
+      return .function(n)
+    }
+    return nil
+  }
+
+  static func colorFromHex(_ text: String) -> Color? {
+    var hex = Substring(text)
+    if hex.hasPrefix("#") { hex = hex.dropFirst() }
+    guard hex.count == 6, let value = UInt32(hex, radix: 16) else { return nil }
+    return .rgb(UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF))
+  }
+
+  /// The 1-based line where `key = ...` stands in `[section]` (or before any section).
+  static func lineOf(_ key: String, section: String?, in lines: [String]) -> Int? {
+    var current: String? = nil
+    for (i, raw) in lines.enumerated() {
+      let line = raw.trimmingCharacters(in: .whitespaces)
+      if line.hasPrefix("[") {
+        current = line.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
+        if section == nil && current == key { return i + 1 }
+        continue
+      }
+      guard current == section else { continue }
+      let name = line.split(separator: "=", maxSplits: 1).first.map {
+        $0.trimmingCharacters(in: CharacterSet(charactersIn: " \t\"'"))
+      }
+      if name == key { return i + 1 }
+    }
+    return nil
+  }
+}
