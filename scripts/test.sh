@@ -12,6 +12,16 @@ swift format lint --strict --recursive Package.swift Sources Tests
 echo "== build"
 swift build --build-tests
 
-echo "== tests"
 export RIFFLE_BINARY="$PWD/.build/debug/riffle"
-swift test --skip-build "$@"
+if [ $# -gt 0 ]; then
+  swift test --skip-build "$@"
+  exit
+fi
+
+# Unit tests run in parallel. Audio and end-to-end tests play in real time (the binary in
+# tmux, audio paced like a sound card), so they run one at a time: under a loaded machine
+# their timing stays what a user would see.
+echo "== unit tests"
+swift test --skip-build --skip "RiffleEndToEndTests|RiffleAudioTests"
+echo "== audio and end-to-end tests"
+swift test --skip-build --no-parallel --filter "RiffleEndToEndTests|RiffleAudioTests"

@@ -253,8 +253,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     guard let cache, session.source == session.original, !session.original.isFileURL,
       let data = session.buffer.completeData
     else { return }
-    let url = session.original
-    DispatchQueue.global(qos: .utility).async { cache.store(data, for: url) }
+    // On this thread, before the song is reported finished: a quit right after the end must
+    // not lose the copy.
+    cache.store(data, for: session.original)
   }
 
   /// Writes PCM for `session` unless it was cancelled; waits while paused and while a paced
