@@ -7,7 +7,8 @@ let package = Package(
   name: "Riffle",
   platforms: [.macOS(.v13)],
   products: [
-    .executable(name: "riffle", targets: ["riffle"])
+    .executable(name: "riffle", targets: ["riffle"]),
+    .executable(name: "riffle-bench", targets: ["riffle-bench"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -49,6 +50,9 @@ let package = Package(
         "RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
+
+    // Figures for docs/performance.md: scripts/bench.sh runs it from a release build.
+    .executableTarget(name: "riffle-bench", dependencies: ["RiffleCore", "RiffleTUI"]),
 
     // Loopback HTTP server, tmux driver and other helpers shared by the tests.
     .target(name: "RiffleTestSupport", dependencies: ["RiffleCore"]),

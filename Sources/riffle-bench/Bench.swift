@@ -1,0 +1,156 @@
+import Foundation
+import RiffleCore
+import RiffleTUI
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `riffle-bench`: Riffle's figures, each with its method. Run it from a release build
+/// (`scripts/bench.sh`); it prints a table and changes nothing.
+@main
+enum Bench {
+  static func main() throws {
+    let which = CommandLine.arguments.dropFirst().first ?? "all"
+    var rows: [Row] = []
+    if which == "all" || which == "render" {
+      rows += renderFigures()
+    }
+    if which == "all" || which == "terminal" {
+      rows += try terminalFigures()
+    }
+    print(Row.table(rows))
+  }
+
+  /// One line of the results table.
+  struct Row {
+    var figure: String
+    var value: String
+    var target: String
+    var method: String
+
+    static func table(_ rows: [Row]) -> String {
+      let header = Row(figure: "figure", value: "value", target: "target", method: "method")
+      let all = [header] + rows
+      let w0 = all.map(\.figure.count).max() ?? 0
+      let w1 = all.map(\.value.count).max() ?? 0
+      let w2 = all.map(\.target.count).max() ?? 0
+      func pad(_ s: String, _ w: Int) -> String { s + String(repeating: " ", count: w - s.count) }
+      return all.map {
+        "\(pad($0.figure, w0))  \(pad($0.value, w1))  \(pad($0.target, w2))  \($0.method)"
+      }.joined(separator: "\n")
+    }
+  }
+
+  static func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+  }
+
+  static func time(_ body: () -> Void) -> Double {
+    var start = timespec()
+    var end = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &start)
+    body()
+    clock_gettime(CLOCK_MONOTONIC, &end)
+    return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+  }
+
+  static func sampleState() -> PlayerState {
+    var state = PlayerState()
+    state.songs = (1...12).map { i in
+      Song(
+        id: "bench-\(i)", title: "Benchmark Song \(i) — A Fairly Long Title",
+        displayName: "Artist \(i)",
+        handle: "artist\(i)", audioURL: URL(fileURLWithPath: "/dev/null"), likeCount: 1234 * i)
+    }
+    state.feed = .loaded
+    state.index = 3
+    state.playback = .playing
+    state.position = 42
+    state.duration = 187
+    return state
+  }
+
+  /// Time to draw a page, and the cells a progress tick changes.
+  static func renderFigures() -> [Row] {
+    var rows: [Row] = []
+    let view = PageView()
+    for (w, h) in [(80, 24), (200, 60)] {
+      let state = sampleState()
+      var samples: [Double] = []
+      for _ in 0..<9 {
+        let t = time {
+          for _ in 0..<20 { _ = view.render(state, width: w, height: h) }
+        }
+        samples.append(t / 20)
+      }
+      rows.append(
+        Row(
+          figure: "page change to frame drawn, \(w)x\(h)",
+          value: String(format: "%.3f ms", median(samples) * 1000), target: "< 2 ms",
+          method: "PageView.render of a new page, median of 9 x 20 renders, in process"))
+
+      // A second of playback at the 100 ms tick, as cells handed to the terminal.
+      let terminal = BufferTerminal(width: w, height: h)
+      var playing = state
+      terminal.flush(view.render(playing, width: w, height: h))
+      var changed = 0
+      for tick in 1...10 {
+        playing.position = 42 + Double(tick) / 10
+        terminal.flush(view.render(playing, width: w, height: h))
+        changed += terminal.lastChangedCells
+      }
+      rows.append(
+        Row(
+          figure: "cells sent per second of playback, \(w)x\(h)", value: "\(changed)",
+          target: "few", method: "BufferTerminal diff over 10 ticks of 100 ms"))
+    }
+    return rows
+  }
+
+  /// Bytes the real binary writes to a terminal while a song plays: it runs under script(1)
+  /// in a 200x60 pty on the bundled catalog with the null driver; the first 2 s (start-up,
+  /// first frame) are left out.
+  static func terminalFigures() throws -> [Row] {
+    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+      .appendingPathComponent("riffle").path
+    guard FileManager.default.isExecutableFile(atPath: binary) else {
+      return [
+        Row(
+          figure: "terminal bytes/s", value: "n/a", target: "< 1 KB/s",
+          method: "no riffle binary beside riffle-bench")
+      ]
+    }
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "riffle-bench-\(getpid())")
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: dir) }
+    let typescript = dir.appendingPathComponent("typescript")
+    func bytesAfter(_ seconds: Double) throws -> Int {
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+      let command =
+        "stty cols 200 rows 60; XDG_CACHE_HOME=\(dir.path)/cache XDG_DATA_HOME=\(dir.path)/data "
+        + "XDG_CONFIG_HOME=\(dir.path)/config TERM=xterm-256color exec \(binary) --audio null"
+      process.arguments = ["-q", "-f", "-c", command, typescript.path]
+      process.standardInput = FileHandle.nullDevice
+      process.standardOutput = FileHandle.nullDevice
+      try process.run()
+      Thread.sleep(forTimeInterval: seconds)
+      kill(process.processIdentifier, SIGTERM)
+      process.waitUntilExit()
+      return (try? Data(contentsOf: typescript).count) ?? 0
+    }
+    let warm = try bytesAfter(2)
+    let long = try bytesAfter(12)
+    let perSecond = Double(max(0, long - warm)) / 10
+    return [
+      Row(
+        figure: "terminal bytes/s while playing, 200x60",
+        value: String(format: "%.0f B/s", perSecond),
+        target: "< 1 KB/s",
+        method: "riffle under script(1), bytes after 12 s minus after 2 s, over 10 s")
+    ]
+  }
+}
