@@ -28,6 +28,19 @@ let package = Package(
     .systemLibrary(
       name: "CMPG123", pkgConfig: "libmpg123",
       providers: [.apt(["libmpg123-dev"])]),
+    // Cover art: chafa turns pixels into cells (it needs glib's headers too); the decoders.
+    .systemLibrary(
+      name: "CChafa", pkgConfig: "chafa",
+      providers: [.apt(["libchafa-dev", "libglib2.0-dev"])]),
+    .systemLibrary(
+      name: "CTurboJPEG", pkgConfig: "libturbojpeg",
+      providers: [.apt(["libturbojpeg0-dev"])]),
+    .systemLibrary(
+      name: "CPNG", pkgConfig: "libpng",
+      providers: [.apt(["libpng-dev"])]),
+    .systemLibrary(
+      name: "CWebP", pkgConfig: "libwebp",
+      providers: [.apt(["libwebp-dev"])]),
 
     // Pure Swift: songs, player state, the reducer, formatting, text rules.
     .target(name: "RiffleCore"),
@@ -35,8 +48,10 @@ let package = Package(
     .target(name: "RiffleAPI", dependencies: ["RiffleCore", "CCurl"]),
     // The audio decoder module: bytes -> mpg123 -> libao, and the playback engine thread.
     .target(name: "RiffleAudio", dependencies: ["RiffleCore", "RiffleAPI", "CMPG123", "CAO"]),
-    // Cell screen, views, terminals (ncurses and in-memory), key map.
-    .target(name: "RiffleTUI", dependencies: ["RiffleCore", "CNCurses"]),
+    // Cell screen, views, terminals (ncurses and in-memory), key map, cover art.
+    .target(
+      name: "RiffleTUI",
+      dependencies: ["RiffleCore", "CNCurses", "CChafa", "CTurboJPEG", "CPNG", "CWebP"]),
     // The view model: state store, effects, timer, input and screen wiring.
     .target(
       name: "RiffleApp",

@@ -9,6 +9,11 @@ packages=(
   libcurl4-openssl-dev ca-certificates  # libcurl: every transfer, TLS verified
   libmpg123-dev       # MP3 decoding
   libao-dev           # audio output (pulse, alsa, null, wav)
+  libchafa-dev        # cover art: pixels to terminal symbols and colours
+  libglib2.0-dev      # chafa.pc requires glib-2.0; without it SwiftPM drops chafa's flags
+  libturbojpeg0-dev   # JPEG covers
+  libpng-dev          # PNG covers
+  libwebp-dev         # WebP covers
   ncurses-term        # terminfo for tmux-256color, xterm-direct, ...
   tmux                # the end-to-end tests drive the real screen through it
   mpg123              # tests compare Riffle's decoded audio with mpg123's own
