@@ -14,6 +14,7 @@ public final class PlayerViewModel {
   private let terminal: Terminal
   private let ticker: Ticker
   private let scheduler: Scheduler
+  private let artwork: Artwork?
   private let keyMap: KeyMap
   private let view: PageView
   private var pointer = PointerInput()
@@ -27,9 +28,10 @@ public final class PlayerViewModel {
   public init(
     clients: PlayerClients, terminal: Terminal, ticker: Ticker,
     scheduler: Scheduler = DispatchScheduler(), keyMap: KeyMap = .standard,
-    view: PageView = PageView(), state: PlayerState = PlayerState(),
+    view: PageView = PageView(), state: PlayerState = PlayerState(), artwork: Artwork? = nil,
     onQuit: @escaping @MainActor () -> Void
   ) {
+    self.artwork = artwork
     self.clients = clients
     self.terminal = terminal
     self.ticker = ticker
@@ -38,6 +40,17 @@ public final class PlayerViewModel {
     self.view = view
     self.state = state
     self.onQuit = onQuit
+    artwork?.onReady = { [weak self] songID in self?.coverReady(songID) }
+  }
+
+  /// A cover became ready: the current page's fades in.
+  private func coverReady(_ songID: String) {
+    guard !state.isQuitting else { return }
+    if songID == state.currentSong?.id {
+      motion.coverArrived(for: songID)
+      updateTicker()
+    }
+    render()
   }
 
   /// Applies an action: new state, effects run, timer adjusted, screen redrawn.
@@ -91,7 +104,15 @@ public final class PlayerViewModel {
   public func render() {
     guard !state.isQuitting else { return }
     let (width, height) = terminal.size
-    terminal.flush(view.render(state, motion: motion, width: width, height: height))
+    let artwork = self.artwork
+    terminal.flush(
+      view.render(state, motion: motion, width: width, height: height) { song in
+        artwork?.cells(for: song, width: width, height: height)
+      })
+    // The neighbours' covers get ready while this one is looked at.
+    for index in [state.index + 1, state.index - 1] where state.songs.indices.contains(index) {
+      artwork?.prepare(state.songs[index], width: width, height: height)
+    }
   }
 
   private func updateTicker() {

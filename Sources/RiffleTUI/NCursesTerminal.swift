@@ -9,7 +9,7 @@ import Foundation
 public final class NCursesTerminal: Terminal {
   private var shown: Screen?
   private var pairs: [PairKey: Int32] = [:]
-  private let colorCount: Int
+  public let colorCount: Int
   private let canChangeColor: Bool
   private var active = true
 

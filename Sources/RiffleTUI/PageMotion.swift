@@ -17,6 +17,26 @@ public struct PageMotion: Equatable, Sendable {
   }
 
   public var slide: Slide?
+  /// A cover fading in: the song it belongs to and the frames left.
+  public var fade: (songID: String, remaining: Int)?
+
+  /// Frames a cover takes to fade in.
+  public static let fadeFrames = 8
+
+  public static func == (a: PageMotion, b: PageMotion) -> Bool {
+    a.slide == b.slide && a.fade?.songID == b.fade?.songID && a.fade?.remaining == b.fade?.remaining
+  }
+
+  /// How far a song's cover has faded in, 0 (dark) to 1 (whole).
+  public func fadeProgress(for songID: String) -> Double {
+    guard let fade, fade.songID == songID else { return 1 }
+    return 1 - Double(fade.remaining) / Double(Self.fadeFrames)
+  }
+
+  /// Starts the fade-in of a cover that has just arrived.
+  public mutating func coverArrived(for songID: String) {
+    fade = (songID, Self.fadeFrames)
+  }
 
   /// Frames a slide lasts (at the fast tick, about 200 ms).
   public static let slideFrames = 6
@@ -25,7 +45,7 @@ public struct PageMotion: Equatable, Sendable {
     self.slide = slide
   }
 
-  public var isAnimating: Bool { slide != nil }
+  public var isAnimating: Bool { slide != nil || fade != nil }
 
   /// Starts a slide when the page changed.
   public mutating func pageChanged(from old: Int, to new: Int) {
@@ -35,6 +55,9 @@ public struct PageMotion: Equatable, Sendable {
 
   /// One frame on.
   public mutating func advance() {
+    if let current = fade {
+      fade = current.remaining > 1 ? (current.songID, current.remaining - 1) : nil
+    }
     guard let current = slide else { return }
     slide =
       current.remaining > 1
@@ -45,5 +68,6 @@ public struct PageMotion: Equatable, Sendable {
   /// Ends every animation at once (a key press skips them).
   public mutating func finish() {
     slide = nil
+    fade = nil
   }
 }

@@ -14,8 +14,11 @@ public struct PageView {
     self.keyMap = keyMap
   }
 
+  /// Draws the page. `art` gives a song's cover as cells the size of the screen, when it is
+  /// ready; until then a gradient in the song's colour stands in.
   public func render(
-    _ state: PlayerState, motion: PageMotion = PageMotion(), width: Int, height: Int
+    _ state: PlayerState, motion: PageMotion = PageMotion(), width: Int, height: Int,
+    art: (Song) -> CoverCells? = { _ in nil }
   ) -> Screen {
     var screen = Screen(width: width, height: height)
     guard width >= Self.minimumSize.width, height >= Self.minimumSize.height else {
@@ -23,8 +26,9 @@ public struct PageView {
       return screen
     }
     if let song = state.currentSong {
-      drawBackground(&screen, for: song)
-      drawPage(&screen, song: song, state: state)
+      let cover = art(song)
+      drawBackground(&screen, for: song, art: cover, fade: motion.fadeProgress(for: song.id))
+      drawPage(&screen, song: song, state: state, overArt: cover != nil)
       if let slide = motion.slide, state.songs.indices.contains(slide.from) {
         // The page slides in over the one it replaces, which is drawn as it was left.
         var before = state
@@ -32,8 +36,9 @@ public struct PageView {
         before.playback = .idle
         before.message = nil
         var old = Screen(width: width, height: height)
-        drawBackground(&old, for: state.songs[slide.from])
-        drawPage(&old, song: state.songs[slide.from], state: before)
+        let oldCover = art(state.songs[slide.from])
+        drawBackground(&old, for: state.songs[slide.from], art: oldCover, fade: 1)
+        drawPage(&old, song: state.songs[slide.from], state: before, overArt: oldCover != nil)
         screen = Screen.sliding(
           from: old, to: screen, progress: slide.progress, direction: slide.direction)
       }
@@ -58,8 +63,22 @@ public struct PageView {
     }
   }
 
-  /// Until cover art is drawn, a gradient in the song's own colour stands in for it.
-  private func drawBackground(_ screen: inout Screen, for song: Song) {
+  /// The cover fills the page (darker at the bottom, where the band goes); until it is here,
+  /// or when it cannot be had, a gradient in the song's own colour stands in.
+  private func drawBackground(
+    _ screen: inout Screen, for song: Song, art: CoverCells?, fade: Double
+  ) {
+    if let art, art.width == screen.width, art.height == screen.height {
+      let bandTop = max(0, screen.height - 7)
+      var cells = CoverArt.darkened(art, by: 0.65, rows: bandTop..<screen.height)
+      if fade < 1 {
+        cells = CoverArt.darkened(cells, by: 1 - fade, rows: 0..<screen.height)
+      }
+      for y in 0..<screen.height {
+        for x in 0..<screen.width { screen[x, y] = cells[x, y] }
+      }
+      return
+    }
     let (r, g, b) = Self.colour(for: song.id)
     for y in 0..<screen.height {
       let t = Double(y) / Double(max(1, screen.height - 1))
@@ -70,7 +89,9 @@ public struct PageView {
     }
   }
 
-  private func drawPage(_ screen: inout Screen, song: Song, state: PlayerState) {
+  private func drawPage(
+    _ screen: inout Screen, song: Song, state: PlayerState, overArt: Bool = false
+  ) {
     let w = screen.width
     let h = screen.height
     let margin = w >= 60 ? 4 : 2
@@ -81,10 +102,23 @@ public struct PageView {
     screen.put(position, x: w - margin - DisplayWidth.of(position), y: 0, style: header)
 
     guard let layout = PageLayout.make(width: w, height: h, state: state) else { return }
-    // The darkened band keeps the text readable on any cover.
+    // The darkened band keeps the text readable on any cover: over art, the art's own
+    // darkened colours show through behind the text; without art, the theme's band colour.
     let bandTop = layout.bandTop
+    let under = (bandTop..<h).map { y in (0..<w).map { x in screen[x, y].style.background } }
     let band = CellStyle(background: theme.band)
     screen.fill(x: 0, y: bandTop, width: w, height: h - bandTop, style: band)
+    defer {
+      if overArt {
+        for y in bandTop..<h {
+          for x in 0..<w where screen[x, y].style.background == theme.band {
+            var cell = screen[x, y]
+            cell.style.background = under[y - bandTop][x]
+            screen[x, y] = cell
+          }
+        }
+      }
+    }
     let text = CellStyle(foreground: theme.text, background: theme.band)
     let muted = CellStyle(foreground: theme.muted, background: theme.band)
 

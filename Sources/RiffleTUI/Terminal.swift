@@ -23,6 +23,8 @@ public protocol Terminal: AnyObject {
   func resized()
   /// Gives the terminal back as it was.
   func restore()
+  /// Colours the terminal can show (8, 16, 256, or 2^24 for direct colour).
+  var colorCount: Int { get }
 }
 
 /// An in-memory terminal: keeps the last screen shown and a queue of keys to deliver.
@@ -34,6 +36,7 @@ public final class BufferTerminal: Terminal {
   public private(set) var lastChangedCells = 0
   public var pendingKeys: [Key] = []
   public private(set) var restored = false
+  public var colorCount = 256
 
   public init(width: Int = 80, height: Int = 24) {
     size = (width, height)

@@ -124,9 +124,16 @@ private func startPlayer(
       events: { event in box.model?.post(event.action) }),
     likes: .live(likeStore, remote: likeSync))
   let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
+  let artwork = Artwork(
+    mode: Artwork.mode(
+      environment: ProcessInfo.processInfo.environment, terminalColors: terminal.colorCount),
+    load: Artwork.liveLoader(
+      client: .shared,
+      cache: DiskCache(folder: paths.cache.appendingPathComponent("images"), capacity: 64 << 20)))
   let model = PlayerViewModel(
     clients: clients, terminal: terminal, ticker: DispatchTicker(), keyMap: config.keyMap,
-    view: PageView(theme: config.theme, keyMap: config.keyMap), onQuit: { Foundation.exit(0) })
+    view: PageView(theme: config.theme, keyMap: config.keyMap), artwork: artwork,
+    onQuit: { Foundation.exit(0) })
   box.model = model
   liveModel = model
 

@@ -141,6 +141,7 @@ private final class ClientLog: @unchecked Sendable {
 private final class LoggingTerminal: Terminal {
   let buffer = BufferTerminal(width: 80, height: 24)
   let log: ClientLog
+  var colorCount: Int { buffer.colorCount }
 
   init(log: ClientLog) { self.log = log }
 

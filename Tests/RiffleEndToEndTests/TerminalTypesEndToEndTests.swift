@@ -50,3 +50,40 @@ struct TerminalTypesEndToEndTests {
     #expect(try session.waitForExit() == 0)
   }
 }
+
+@Suite("Cover art end to end")
+struct CoverArtEndToEndTests {
+  static func blocks(_ screen: String, rows: Int) -> Int {
+    screen.split(separator: "\n", omittingEmptySubsequences: false).prefix(rows).joined()
+      .unicodeScalars.filter { (0x2580...0x259F).contains($0.value) }.count
+  }
+
+  @Test("a cover from the server fills the page; a broken one gets a generated cover")
+  func coversShow() throws {
+    let png = try Data(
+      contentsOf: TestFiles.catalog.appendingPathComponent("covers/riffle-001.png"))
+    let feed = """
+      {"songs":[\(PlayerHarness.song("a", "With Art", likes: 1, audio: "/audio/short-2.mp3")),\
+      \(PlayerHarness.song("b", "Broken Art", likes: 2, audio: "/audio/short-2.mp3"))]}
+      """
+    let harness = try PlayerHarness(
+      feed: feed,
+      extraRoutes: [
+        "/img/a.png": .file(png, contentType: "image/png"),
+        "/img/b.png": .respond(status: 200, body: Data("this is not an image".utf8)),
+      ])
+    let tmux = try harness.start()
+    try tmux.waitFor("With Art")
+    let art = try tmux.waitUntil(timeout: 10) { Self.blocks($0, rows: 14) > 40 }
+    #expect(Self.blocks(art, rows: 14) > 40, "no cover drawn:\n\(art)")
+    #expect(harness.server.requests.contains { $0.path == "/img/a.png" })
+    tmux.sendKeys("Right")
+    try tmux.waitForAll("Broken Art", "2 / 2")
+    let placeholder = try tmux.waitUntil(timeout: 10) {
+      $0.contains("Broken Art") && Self.blocks($0, rows: 14) > 40
+    }
+    #expect(!placeholder.contains("Cannot"), "a broken cover is not an error:\n\(placeholder)")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+}

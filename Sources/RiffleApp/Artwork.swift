@@ -1,0 +1,122 @@
+import Foundation
+import RiffleAPI
+import RiffleCore
+import RiffleTUI
+
+/// Fetches, decodes and renders covers off the main queue, and hands the page ready cells.
+///
+/// The page asks for a song's cover at the screen's size; a cover not ready yet starts its
+/// work (fetch through the API client, decode, chafa) and the page draws the gradient meanwhile.
+/// When cells are ready `onReady` tells the view model, which fades them in. The neighbours of
+/// the current page are prepared too, so paging shows art at once.
+@MainActor
+public final class Artwork {
+  /// Fetches image bytes (the live value goes through the shared HTTP client and disk cache).
+  public typealias Loader = @Sendable (URL, @escaping @Sendable (Data?) -> Void) -> Void
+
+  private let load: Loader
+  private let mode: ColorMode
+  private let cache = CoverCache(capacity: 24)
+  private var images: [String: RGBAImage] = [:]
+  private var imageOrder: [String] = []
+  private var fetching: Set<String> = []
+  private var unavailable: Set<String> = []
+  private var rendering: Set<CoverKey> = []
+  private let work = DispatchQueue(label: "riffle.artwork", qos: .userInitiated)
+  /// A song's cover cells became ready.
+  public var onReady: ((String) -> Void)?
+
+  public init(mode: ColorMode, load: @escaping Loader) {
+    self.mode = mode
+    self.load = load
+  }
+
+  /// The cover of `song` at this size, if ready; otherwise starts the work and returns nil.
+  public func cells(for song: Song, width: Int, height: Int) -> CoverCells? {
+    guard width > 0, height > 0 else { return nil }
+    let key = CoverKey(songID: song.id, width: width, height: height, mode: mode)
+    if let cells = cache.cells(for: key) { return cells }
+    prepare(song, width: width, height: height)
+    return nil
+  }
+
+  /// Starts whatever `song` needs to have its cells ready at this size.
+  public func prepare(_ song: Song, width: Int, height: Int) {
+    let key = CoverKey(songID: song.id, width: width, height: height, mode: mode)
+    guard !cache.contains(key), !rendering.contains(key) else { return }
+    if let image = images[song.id] {
+      render(image, key: key)
+    } else if unavailable.contains(song.id) || song.imageURL == nil {
+      // No cover to be had: a generated one, still drawn through chafa so it looks of a piece.
+      rendering.insert(key)
+      let mode = self.mode
+      work.async {
+        let cells = CoverArt.placeholder(
+          seed: song.id, width: key.width, height: key.height, mode: mode)
+        DispatchQueue.main.async { MainActor.assumeIsolated { self.finished(cells, key: key) } }
+      }
+    } else if let url = song.imageURL, !fetching.contains(song.id) {
+      fetching.insert(song.id)
+      load(url) { data in
+        let image = data.flatMap { try? ImageDecoder.decode($0) }
+        DispatchQueue.main.async {
+          MainActor.assumeIsolated { self.fetched(image, song: song, width: width, height: height) }
+        }
+      }
+    }
+  }
+
+  private func fetched(_ image: RGBAImage?, song: Song, width: Int, height: Int) {
+    fetching.remove(song.id)
+    if let image {
+      images[song.id] = image
+      imageOrder.removeAll { $0 == song.id }
+      imageOrder.append(song.id)
+      if imageOrder.count > 48 { images[imageOrder.removeFirst()] = nil }
+    } else {
+      unavailable.insert(song.id)
+    }
+    prepare(song, width: width, height: height)
+  }
+
+  private func render(_ image: RGBAImage, key: CoverKey) {
+    rendering.insert(key)
+    let mode = self.mode
+    work.async {
+      let cells = CoverArt.render(image, width: key.width, height: key.height, mode: mode)
+      DispatchQueue.main.async { MainActor.assumeIsolated { self.finished(cells, key: key) } }
+    }
+  }
+
+  private func finished(_ cells: CoverCells, key: CoverKey) {
+    rendering.remove(key)
+    cache.insert(cells, for: key)
+    onReady?(key.songID)
+  }
+
+  /// The colour mode for art on a terminal: what the environment promises, within what the
+  /// terminal's colour pairs can carry (true colour through a 256-colour terminfo would be
+  /// squeezed into the cube; chafa's own 256-colour rendering looks better).
+  public static func mode(environment: [String: String], terminalColors: Int) -> ColorMode {
+    let wanted = ColorMode.detect(environment: environment, terminalColors: terminalColors)
+    if wanted == .trueColor && terminalColors < 1 << 24 {
+      return terminalColors >= 256 ? .palette256 : terminalColors >= 16 ? .basic16 : .basic8
+    }
+    return wanted
+  }
+
+  /// Covers through the shared client, kept on disk so paging back offline still shows them.
+  public static func liveLoader(client: HTTPClient, cache: DiskCache) -> Loader {
+    return { url, done in
+      if let file = cache.file(for: url), let data = try? Data(contentsOf: file) {
+        done(data)
+        return
+      }
+      client.fetch(HTTPRequest(url: url, maxBytes: 10_000_000)) { result in
+        guard case .success(let response) = result else { return done(nil) }
+        if !url.isFileURL { cache.store(response.body, for: url) }
+        done(response.body)
+      }
+    }
+  }
+}
