@@ -6,6 +6,62 @@ public struct HTTPResponse: Sendable {
   public var status: Int
   public var contentType: String?
   public var body: Data
+
+  public init(status: Int, contentType: String?, body: Data) {
+    self.status = status
+    self.contentType = contentType
+    self.body = body
+  }
+}
+
+extension HTTPResponse {
+  /// Decodes the body as JSON with snake_case keys mapped to camelCase properties, whatever
+  /// the content type says (some APIs answer JSON as text/javascript).
+  public func decode<T: Decodable>(_ type: T.Type) throws -> T {
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    // Errors name keys as the server wrote them (snake_case), not as Swift spells them.
+    func path(_ keys: [CodingKey]) -> [String] {
+      keys.map { $0.intValue.map(String.init) ?? Self.snakeCased($0.stringValue) }
+    }
+    do {
+      return try decoder.decode(type, from: body)
+    } catch let DecodingError.typeMismatch(expected, context) {
+      throw BodyDecodingError(
+        path: path(context.codingPath), reason: "of the wrong type (expected \(expected))")
+    } catch let DecodingError.valueNotFound(_, context) {
+      throw BodyDecodingError(path: path(context.codingPath), reason: "null")
+    } catch let DecodingError.keyNotFound(key, context) {
+      throw BodyDecodingError(path: path(context.codingPath + [key]), reason: "missing")
+    } catch let DecodingError.dataCorrupted(context) {
+      throw BodyDecodingError(path: path(context.codingPath), reason: "not valid JSON")
+    }
+  }
+
+  /// "trackTimeMillis" -> "track_time_millis".
+  static func snakeCased(_ name: String) -> String {
+    var out = ""
+    for ch in name {
+      if ch.isUppercase {
+        if !out.isEmpty { out.append("_") }
+        out.append(contentsOf: ch.lowercased())
+      } else {
+        out.append(ch)
+      }
+    }
+    return out
+  }
+}
+
+/// A body that is not what was expected: which key, and why.
+public struct BodyDecodingError: Error, Equatable, Sendable, CustomStringConvertible {
+  public var path: [String]
+  public var reason: String
+
+  public var description: String {
+    path.isEmpty
+      ? "The response is \(reason)" : "The response's \(path.joined(separator: ".")) is \(reason)"
+  }
 }
 
 /// A request the client sends.

@@ -83,9 +83,17 @@ public final class Artwork {
     rendering.insert(key)
     let mode = self.mode
     work.async {
-      let cells = CoverArt.render(image, width: key.width, height: key.height, mode: mode)
+      let cells = Self.withBand(
+        CoverArt.render(image, width: key.width, height: key.height, mode: mode))
       DispatchQueue.main.async { MainActor.assumeIsolated { self.finished(cells, key: key) } }
     }
+  }
+
+  /// Darkens the rows the text band covers once, here, not on every frame.
+  nonisolated static func withBand(_ cells: CoverCells) -> CoverCells {
+    CoverArt.darkened(
+      cells, by: PageView.bandDarkening,
+      rows: max(0, cells.height - PageView.bandHeight)..<cells.height)
   }
 
   private func finished(_ cells: CoverCells, key: CoverKey) {

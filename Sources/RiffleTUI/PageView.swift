@@ -3,6 +3,12 @@ import RiffleCore
 /// Draws the player: one song as a full page, with the overlay, status line and help.
 public struct PageView {
   public var theme: Theme
+  /// Rows of the band at the bottom of the page (title to key hints).
+  public static let bandHeight = 7
+  /// How much a cover darkens under the band (0 none, 1 black); callers that cache cover
+  /// cells apply it once (see `CoverArt.darkened`).
+  public static let bandDarkening = 0.65
+
   /// Smallest size the page is drawn at; below it a notice says the terminal is too small.
   public static let minimumSize = (width: 30, height: 8)
 
@@ -69,11 +75,8 @@ public struct PageView {
     _ screen: inout Screen, for song: Song, art: CoverCells?, fade: Double
   ) {
     if let art, art.width == screen.width, art.height == screen.height {
-      let bandTop = max(0, screen.height - 7)
-      var cells = CoverArt.darkened(art, by: 0.65, rows: bandTop..<screen.height)
-      if fade < 1 {
-        cells = CoverArt.darkened(cells, by: 1 - fade, rows: 0..<screen.height)
-      }
+      // The band rows come darkened already (see `bandDarkening`); only a fade costs here.
+      let cells = fade < 1 ? CoverArt.darkened(art, by: 1 - fade, rows: 0..<screen.height) : art
       for y in 0..<screen.height {
         for x in 0..<screen.width { screen[x, y] = cells[x, y] }
       }
