@@ -148,7 +148,9 @@ struct LikeSyncTests {
     "Rapid toggling while a request is out costs at most two requests and ends right",
     arguments: [10, 11])
   func rapidToggling(toggles: Int) throws {
-    let likes = try LikesServer(delay: 0.3)
+    // The server takes long enough that all the toggles land while the first request is out,
+    // even on a loaded machine where each 10 ms sleep can take far longer.
+    let likes = try LikesServer(delay: 1.5)
     defer { likes.stop() }
     let sync = LikeSync(template: likes.template, debounce: 0.05)
     let rejections = Rejections()
