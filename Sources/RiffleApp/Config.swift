@@ -167,18 +167,19 @@ public struct Config: Equatable, Sendable {
 
   /// "Space", "Left", "Shift+Right", "F5", "q", ...
   public static func keyFromName(_ name: String) -> Key? {
+    // The names help shows (Key.displayName) are taken too, so a key copied from it works.
     switch name.lowercased() {
     case "space": return .char(" ")
-    case "left": return .left
-    case "right": return .right
-    case "up": return .up
-    case "down": return .down
-    case "shift+left": return .shiftLeft
-    case "shift+right": return .shiftRight
+    case "left", "←": return .left
+    case "right", "→": return .right
+    case "up", "↑": return .up
+    case "down", "↓": return .down
+    case "shift+left", "shift+←": return .shiftLeft
+    case "shift+right", "shift+→": return .shiftRight
     case "home": return .home
     case "end": return .end
-    case "pageup": return .pageUp
-    case "pagedown": return .pageDown
+    case "pageup", "pgup": return .pageUp
+    case "pagedown", "pgdn": return .pageDown
     case "enter", "return": return .enter
     case "tab": return .tab
     case "escape", "esc": return .escape
@@ -207,7 +208,11 @@ public struct Config: Equatable, Sendable {
   static func lineOf(_ key: String, section: String?, in lines: [String]) -> Int? {
     var current: String? = nil
     for (i, raw) in lines.enumerated() {
-      let line = raw.trimmingCharacters(in: .whitespaces)
+      // A comment may follow a header or a value ("[keys]  # vi keys").
+      let uncommented =
+        raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+        .first.map(String.init) ?? raw
+      let line = uncommented.trimmingCharacters(in: .whitespaces)
       if line.hasPrefix("[") {
         current = line.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
         if section == nil && current == key { return i + 1 }

@@ -8,8 +8,13 @@ public enum EscapeDecoder {
     var out: [Key] = []
     var i = 0
     while i < keys.count {
-      if keys[i] == .escape, let (key, length) = sequence(keys, at: i + 1) {
-        out.append(key)
+      if keys[i] == .mousePrefix {
+        // ncurses took "ESC [ <" itself: the parameters and final byte follow as characters.
+        let (event, length) = mouseReport(keys, at: i + 1)
+        if let event { out.append(.mouse(event)) }
+        i += 1 + length
+      } else if keys[i] == .escape, let (key, length) = sequence(keys, at: i + 1) {
+        if let key { out.append(key) }
         i += 1 + length
       } else {
         out.append(keys[i])
@@ -19,26 +24,53 @@ public enum EscapeDecoder {
     return out
   }
 
-  /// A CSI or SS3 sequence starting after an ESC: the key and how many keys it used.
-  private static func sequence(_ keys: [Key], at start: Int) -> (Key, Int)? {
+  /// The parameters and final byte of an SGR mouse report after its prefix.
+  private static func mouseReport(_ keys: [Key], at start: Int) -> (MouseEvent?, Int) {
+    var body = "<"
+    var i = start
+    while i < keys.count, i - start < 24, case .char(let c) = keys[i] {
+      if c == "M" || c == "m" { return (MouseEvent.parseSGR(body, final: c), i - start + 1) }
+      guard c.isNumber || c == ";" else { break }
+      body.append(c)
+      i += 1
+    }
+    // Not a report after all: drop what was read of it, keep what follows.
+    return (nil, i - start)
+  }
+
+  /// A CSI or SS3 sequence starting after an ESC: the key it names (nil for one that names
+  /// nothing Riffle knows, which is dropped whole rather than typed out as "[", digits and
+  /// letters) and how many keys it used. Nil when what follows the ESC is not a sequence.
+  ///
+  /// Only parameter bytes (digits, ";", "<", "?", ":") belong to a sequence before its final
+  /// byte (an upper-case letter, "~", or "M"/"m" ending a mouse report). Anything else ends a
+  /// broken sequence, which is dropped, and is kept as a key of its own. A sequence cut off by
+  /// the end of a read leaves a plain `.escape`.
+  private static func sequence(_ keys: [Key], at start: Int) -> (Key?, Int)? {
     guard start < keys.count, case .char(let introducer) = keys[start],
       introducer == "[" || introducer == "O"
     else { return nil }
     var body = ""
     var i = start + 1
     while i < keys.count, i - start < 32 {
-      guard case .char(let c) = keys[i] else { return nil }
-      if c.isLetter || c == "~" {
-        let used = i - start + 1
-        if introducer == "[", body.hasPrefix("<"), c == "M" || c == "m" {
-          return MouseEvent.parseSGR(body, final: c).map { (.mouse($0), used) }
+      guard case .char(let c) = keys[i], let value = c.asciiValue else { return (nil, i - start) }
+      let used = i - start + 1
+      if introducer == "[", body.hasPrefix("<") {
+        if c == "M" || c == "m" {
+          return (MouseEvent.parseSGR(body, final: c).map { .mouse($0) }, used)
         }
-        return named(body: body, final: c).map { ($0, used) }
+      } else if (0x41...0x5A).contains(value) || c == "~" {
+        return (named(body: body, final: c), used)
       }
+      guard (0x30...0x3F).contains(value) else { return (nil, i - start) }
       body.append(c)
       i += 1
     }
-    return nil
+    if i >= keys.count {
+      // Cut off by the end of the read: the rest is lost; an ESC is all that is left of it.
+      return (.escape, i - start)
+    }
+    return (nil, i - start)
   }
 
   private static func named(body: String, final: Character) -> Key? {

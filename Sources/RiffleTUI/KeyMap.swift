@@ -53,7 +53,7 @@ extension Key {
     case .backspace: return "Backspace"
     case .tab: return "Tab"
     case .resize: return "resize"
-    case .mouse: return "mouse"
+    case .mouse, .mousePrefix: return "mouse"
     case .function(let n): return "F\(n)"
     case .unknown(let code): return "key \(code)"
     }

@@ -161,6 +161,9 @@ public final class NCursesTerminal: Terminal {
     case KEY_ENTER: return .enter
     case KEY_BACKSPACE: return .backspace
     case KEY_RESIZE: return .resize
+    // xterm's terminfo names the SGR mouse prefix "ESC [ <" as kmous; ncurses then hands it
+    // over as KEY_MOUSE and the rest of the report as characters.
+    case KEY_MOUSE: return .mousePrefix
     case KEY_F0...(KEY_F0 + 63): return .function(Int(code - KEY_F0))
     default: return .unknown(Int(code))
     }

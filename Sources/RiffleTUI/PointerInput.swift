@@ -30,11 +30,18 @@ public struct MouseEvent: Hashable, Sendable {
     let x = parts[1] - 1
     let y = parts[2] - 1
     if code & 64 != 0 {
-      return MouseEvent(code & 1 == 0 ? .wheelUp : .wheelDown, x: x, y: y)
+      // 64 and 65 turn the wheel; 66 and 67 tilt it sideways, which pages nothing.
+      switch code & 3 {
+      case 0: return MouseEvent(.wheelUp, x: x, y: y)
+      case 1: return MouseEvent(.wheelDown, x: x, y: y)
+      default: return nil
+      }
     }
     if final == "m" { return MouseEvent(.release, x: x, y: y) }
     if code & 32 != 0 { return MouseEvent(.drag, x: x, y: y) }
-    return MouseEvent(.press(button: code & 3), x: x, y: y)
+    // Bit 128: buttons 8 to 11 (a mouse's back and forward thumb buttons), never a left click.
+    let button = (code & 128 != 0 ? 8 : 0) + (code & 3)
+    return MouseEvent(.press(button: button), x: x, y: y)
   }
 }
 
@@ -51,6 +58,13 @@ public struct PointerInput: Sendable {
   public mutating func handle(_ event: MouseEvent, layout: PageLayout?, state: PlayerState)
     -> PlayerAction?
   {
+    if state.overlay != nil {
+      // The help covers the page: a click closes it, nothing reaches the buttons beneath.
+      pressAt = nil
+      draggingBar = false
+      if case .release = event.kind { return .toggleHelp }
+      return nil
+    }
     switch event.kind {
     case .wheelUp: return .previous
     case .wheelDown: return .next

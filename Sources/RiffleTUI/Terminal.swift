@@ -7,6 +7,9 @@ public enum Key: Hashable, Sendable {
   case enter, escape, backspace, tab
   case resize
   case mouse(MouseEvent)
+  /// The start of a mouse report ("ESC [ <" or "ESC [ M") that ncurses matched as KEY_MOUSE
+  /// itself; `EscapeDecoder` reads the rest of the report from the keys after it.
+  case mousePrefix
   case function(Int)
   case unknown(Int)
 }

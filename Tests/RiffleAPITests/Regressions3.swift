@@ -4,7 +4,8 @@ import Testing
 
 @testable import RiffleAPI
 
-// Bugs found while writing the API client tests, each pinned by a test that fails until fixed.
+// Bugs found in review, each pinned by the test that first showed it; all fixed, kept so
+// they stay fixed.
 
 @Suite("Regressions in RiffleAPI (3)")
 struct APIRegressions3 {

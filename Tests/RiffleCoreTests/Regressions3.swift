@@ -3,8 +3,8 @@ import Testing
 
 @testable import RiffleCore
 
-// Bugs found while writing the paging, retry and seek tests, each pinned by a test that fails
-// until fixed.
+// Bugs found in review, each pinned by the test that first showed it; all fixed, kept so
+// they stay fixed.
 
 @Suite("Regressions in RiffleCore (3)")
 struct CoreRegressions3 {

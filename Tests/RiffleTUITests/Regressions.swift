@@ -3,7 +3,8 @@ import Testing
 
 @testable import RiffleTUI
 
-// Bugs found by review, each pinned by the test that first showed it. They fail until fixed.
+// Bugs found in review, each pinned by the test that first showed it; all fixed, kept so
+// they stay fixed.
 
 @Suite("Regressions in RiffleTUI")
 struct TUIRegressionTests {
