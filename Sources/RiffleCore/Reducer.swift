@@ -4,7 +4,11 @@ import Foundation
 ///
 /// Pure and total: every action is handled in every state, nothing here does I/O.
 public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [PlayerEffect] {
-  if action.isUserIntent { state.notice = nil }
+  if action.isUserIntent {
+    // A key finishes what moves (the like pop) and clears a notice, then does what it asks.
+    state.notice = nil
+    state.likePulse = 0
+  }
   switch action {
   case .notify(let text):
     state.notice = text

@@ -215,8 +215,8 @@ struct PagingReducerTests {
     }
   }
 
-  @Test("Turning pages leaves the help overlay and the like pulse alone")
-  func pagingKeepsOverlayAndPulse() {
+  @Test("Turning pages leaves the help overlay open and finishes the like pop")
+  func pagingKeepsOverlayAndFinishesPulse() {
     var state = Fixture.loaded(at: 0, playID: 1)
     state.overlay = .help
     state.likePulse = 4
@@ -226,6 +226,18 @@ struct PagingReducerTests {
       $0.playID = 2
       $0.playback = .loading
       $0.duration = nil
+      $0.likePulse = 0
+    }
+  }
+
+  @Test("A like pressed during a pop starts a new pop")
+  func likeDuringPulse() {
+    var state = Fixture.loaded(at: 0, playID: 1)
+    state.likePulse = 2
+    var store = ReducerTestStore(state)
+    store.send(.toggleLike, effects: [.persistLike(songID: Fixture.first.id, liked: true)]) {
+      $0.songs[0] = Fixture.first.togglingLike()
+      $0.likePulse = PlayerState.likePulseFrames
     }
   }
 
