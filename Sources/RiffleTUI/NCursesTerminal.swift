@@ -73,7 +73,14 @@ public final class NCursesTerminal: Terminal {
   public func flush(_ screen: Screen) {
     guard active else { return }
     let (width, height) = size
-    let previous = (shown?.width == screen.width && shown?.height == screen.height) ? shown : nil
+    var previous = (shown?.width == screen.width && shown?.height == screen.height) ? shown : nil
+    // Covers bring many colour pairs. Before ncurses would recycle pairs still on screen (it
+    // cannot know this cache uses them), start the table afresh and redraw every cell.
+    if pairs.count >= Int(riffle_nc_color_pairs()) - 1 {
+      reset_color_pairs()
+      pairs.removeAll()
+      previous = nil
+    }
     if previous == nil { werase(riffle_nc_stdscr()) }
     for y in 0..<min(height, screen.height) {
       for x in 0..<min(width, screen.width) {
@@ -110,7 +117,6 @@ public final class NCursesTerminal: Terminal {
     let pair = alloc_pair(fg, bg)
     let result = pair < 0 ? 0 : pair
     pairs[key] = result
-    if pairs.count > Int(riffle_nc_color_pairs()) { pairs.removeAll() }
     return result
   }
 
