@@ -53,6 +53,10 @@ public final class AudioOutput: @unchecked Sendable {
 
   private var pacingStart = Date()
   private var framesSinceStart = 0
+  /// Guards `device` and the pacing clock.
+  private let stateLock = NSLock()
+  /// Serialises writes and close on the device.
+  private let playLock = NSLock()
 
   private static let libraryReady: Void = { ao_initialize() }()
 
@@ -126,41 +130,59 @@ public final class AudioOutput: @unchecked Sendable {
   /// Plays PCM; returns seconds to wait before writing more (0 for real devices).
   @discardableResult
   public func write(_ pcm: UnsafeRawBufferPointer) -> TimeInterval {
-    guard let device, pcm.count > 0 else { return 0 }
-    let frames = pcm.count / PCMFormat.bytesPerFrame
-    var now = Date()
+    guard pcm.count > 0 else { return 0 }
+    // ao_play may block for as long as the sound server takes the buffer; only writes and
+    // close wait on `playLock`, so readers of the position never wait on the device.
+    playLock.lock()
+    defer { playLock.unlock() }
+    guard let device = stateLock.withLock({ self.device }) else { return 0 }
     if paced {
-      // After a pause or a stall the clock has run on: start counting again from here.
-      if queuedSeconds(at: now) < 0 {
-        pacingStart = now
-        framesSinceStart = 0
+      stateLock.withLock {
+        // After a pause or a stall the clock has run on: start counting again from here.
+        if queued(at: Date()) < 0 {
+          pacingStart = Date()
+          framesSinceStart = 0
+        }
       }
     }
     let bytes = UnsafeMutablePointer(mutating: pcm.baseAddress!.assumingMemoryBound(to: CChar.self))
     ao_play(device, bytes, UInt32(pcm.count))
     guard paced else { return 0 }
-    framesSinceStart += frames
-    now = Date()
-    return max(0, queuedSeconds(at: now) - AudioOutput.pacedLead)
+    return stateLock.withLock {
+      framesSinceStart += pcm.count / PCMFormat.bytesPerFrame
+      return max(0, queued(at: Date()) - AudioOutput.pacedLead)
+    }
   }
 
   /// Forgets what a paced device holds (after a seek the old audio is not to be counted).
   public func restartPacing() {
-    framesSinceStart = 0
-    pacingStart = Date()
+    stateLock.withLock {
+      framesSinceStart = 0
+      pacingStart = Date()
+    }
   }
 
   /// Seconds written but not yet heard (paced devices only; may be negative when starved).
   public func queuedSeconds(at now: Date = Date()) -> Double {
+    stateLock.withLock { queued(at: now) }
+  }
+
+  private func queued(at now: Date) -> Double {
     guard paced else { return 0 }
     return Double(framesSinceStart) / Double(PCMFormat.sampleRate)
       - now.timeIntervalSince(pacingStart)
   }
 
-  /// Closes the device; file drivers write their header sizes only here.
+  /// Closes the device, after any write under way; file drivers write their header sizes
+  /// only here.
   public func close() {
-    if let device { ao_close(device) }
-    device = nil
+    playLock.withLock {
+      let open = stateLock.withLock {
+        defer { device = nil }
+        return device
+      }
+      if let open { ao_close(open) }
+    }
   }
 
   deinit { close() }

@@ -262,26 +262,40 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// output is ahead of real time. False when the session must stop.
   private func write(_ pcm: UnsafeRawBufferPointer, for session: Session) -> Bool {
     lock.lock()
-    defer { lock.unlock() }
     while paused && self.session === session && !session.hasPendingSeek { lock.wait() }
-    guard self.session === session, !session.isCancelled else { return false }
+    guard self.session === session, !session.isCancelled else {
+      lock.unlock()
+      return false
+    }
     // Audio decoded before a seek is stale: drop it.
-    if session.hasPendingSeek { return true }
+    if session.hasPendingSeek {
+      lock.unlock()
+      return true
+    }
     if output == nil {
+      if outputError == nil {
+        do {
+          output = try openOutput()
+        } catch {
+          outputError = "No audio output: \(error)"
+        }
+      }
       if let outputError {
+        lock.unlock()
         onEvent(.failed(playID: session.playID, outputError))
         return false
       }
-      do {
-        output = try openOutput()
-      } catch {
-        let reason = "No audio output: \(error)"
-        outputError = reason
-        onEvent(.failed(playID: session.playID, reason))
-        return false
-      }
     }
-    let wait = output!.write(pcm)
+    let device = output!
+    lock.unlock()
+
+    // Outside the engine's lock: a sound server may take its time, and the main queue reads
+    // the position under that lock every tick.
+    let wait = device.write(pcm)
+
+    lock.lock()
+    defer { lock.unlock() }
+    guard self.session === session, !session.isCancelled else { return false }
     heardFrames += pcm.count / PCMFormat.bytesPerFrame
     if wait > 0 {
       // Wake early for cancel, pause or seek.

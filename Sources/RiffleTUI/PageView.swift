@@ -108,7 +108,8 @@ public struct PageView {
     // The darkened band keeps the text readable on any cover: over art, the art's own
     // darkened colours show through behind the text; without art, the theme's band colour.
     let bandTop = layout.bandTop
-    let under = (bandTop..<h).map { y in (0..<w).map { x in screen[x, y].style.background } }
+    let under =
+      overArt ? (bandTop..<h).map { y in (0..<w).map { x in screen[x, y].style.background } } : []
     let band = CellStyle(background: theme.band)
     screen.fill(x: 0, y: bandTop, width: w, height: h - bandTop, style: band)
     defer {
