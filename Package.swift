@@ -41,6 +41,10 @@ let package = Package(
     .systemLibrary(
       name: "CWebP", pkgConfig: "libwebp",
       providers: [.apt(["libwebp-dev"])]),
+    // sd-bus: the D-Bus session bus (MPRIS, desktop notifications).
+    .systemLibrary(
+      name: "CSystemd", pkgConfig: "libsystemd",
+      providers: [.apt(["libsystemd-dev"])]),
 
     // Pure Swift: songs, player state, the reducer, formatting, text rules.
     .target(name: "RiffleCore"),
@@ -59,10 +63,12 @@ let package = Package(
         "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI",
         .product(name: "TOMLKit", package: "TOMLKit"),
       ]),
+    // The desktop: MPRIS 2 and notifications on the D-Bus session bus (sd-bus).
+    .target(name: "RiffleDesktop", dependencies: ["RiffleCore", "CSystemd"]),
     .executableTarget(
       name: "riffle",
       dependencies: [
-        "RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI",
+        "RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleDesktop",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -85,8 +91,11 @@ let package = Package(
         "RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleTestSupport",
       ]),
     .testTarget(
+      name: "RiffleDesktopTests",
+      dependencies: ["RiffleDesktop", "RiffleCore", "RiffleTestSupport"]),
+    .testTarget(
       name: "RiffleEndToEndTests",
-      dependencies: ["RiffleTestSupport", "RiffleCore"]),
+      dependencies: ["RiffleTestSupport", "RiffleCore", "RiffleDesktop"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -14,9 +14,14 @@ packages=(
   libturbojpeg0-dev   # JPEG covers
   libpng-dev          # PNG covers
   libwebp-dev         # WebP covers
+  libsystemd-dev      # sd-bus: MPRIS and notifications on the D-Bus session bus
+  make                # make install / uninstall
   ncurses-term        # terminfo for tmux-256color, xterm-direct, ...
   tmux                # the end-to-end tests drive the real screen through it
   mpg123              # tests compare Riffle's decoded audio with mpg123's own
+  dbus                # tests start a private dbus-daemon --session
+  playerctl           # tests drive MPRIS as a user's media keys do
+  man-db              # the install test renders the man page
 )
 
 missing=()

@@ -25,3 +25,9 @@ echo "== unit tests"
 swift test --skip-build --skip "RiffleEndToEndTests|RiffleAudioTests"
 echo "== audio and end-to-end tests"
 swift test --skip-build --no-parallel --filter "RiffleEndToEndTests|RiffleAudioTests"
+# The install: one release build with the Swift runtime linked statically, run with the
+# toolchain hidden (RIFFLE_SKIP_INSTALL_TEST=1 skips it on a quick local run).
+if [ -z "${RIFFLE_SKIP_INSTALL_TEST:-}" ]; then
+  echo "== install test"
+  scripts/test-install.sh
+fi

@@ -33,4 +33,8 @@ static inline CURLcode riffle_curl_getinfo_string(CURL *h, CURLINFO i, char **v)
 static inline CURLcode riffle_curl_getinfo_off(CURL *h, CURLINFO i, curl_off_t *v) {
   return curl_easy_getinfo(h, i, v);
 }
+// CURLVERSION_NOW is a macro naming an enum value, which Swift does not import.
+static inline curl_version_info_data *riffle_curl_version_info(void) {
+  return curl_version_info(CURLVERSION_NOW);
+}
 #endif

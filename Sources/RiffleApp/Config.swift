@@ -12,6 +12,9 @@ import TOMLKit
 ///
 /// [theme]
 /// accent = "#ff5a78"          # or a palette number, 0-255
+///
+/// [notifications]
+/// enabled = true              # a desktop notification when a song starts (off by default)
 /// ```
 ///
 /// Whatever cannot be understood is reported with its line and left at its default; the rest
@@ -19,6 +22,8 @@ import TOMLKit
 public struct Config: Equatable, Sendable {
   public var keyMap: KeyMap
   public var theme: Theme
+  /// Desktop notifications on song change (`[notifications] enabled`).
+  public var notifications = false
 
   public init(keyMap: KeyMap = .standard, theme: Theme = .standard) {
     self.keyMap = keyMap
@@ -27,6 +32,7 @@ public struct Config: Equatable, Sendable {
 
   public static func == (a: Config, b: Config) -> Bool {
     a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings
+      && a.notifications == b.notifications
   }
 
   /// Something in the file that was not used, with the line it is on.
@@ -65,7 +71,7 @@ public struct Config: Equatable, Sendable {
     }
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 
-    for key in table.keys where key != "keys" && key != "theme" {
+    for key in table.keys where !["keys", "theme", "notifications"].contains(key) {
       problems.append(
         Problem(line: lineOf(key, section: nil, in: lines), message: "unknown setting '\(key)'"))
     }
@@ -86,6 +92,9 @@ public struct Config: Equatable, Sendable {
           Problem(
             line: lineOf("theme", section: nil, in: lines), message: "[theme] must be a table"))
       }
+    }
+    if let notifications = table["notifications"] {
+      applyNotifications(notifications, lines: lines, to: &config, problems: &problems)
     }
     return (config, problems)
   }
@@ -162,6 +171,31 @@ public struct Config: Equatable, Sendable {
         problems.append(
           Problem(line: line, message: "'\(name)' must be \"#rrggbb\" or a palette number 0-255"))
       }
+    }
+  }
+
+  private static func applyNotifications(
+    _ value: any TOMLValueConvertible, lines: [String], to config: inout Config,
+    problems: inout [Problem]
+  ) {
+    guard let table = value.table else {
+      problems.append(
+        Problem(
+          line: lineOf("notifications", section: nil, in: lines),
+          message: "[notifications] must be a table"))
+      return
+    }
+    for name in table.keys.sorted() {
+      let line = lineOf(name, section: "notifications", in: lines)
+      guard name == "enabled" else {
+        problems.append(Problem(line: line, message: "unknown notification setting '\(name)'"))
+        continue
+      }
+      guard let enabled = table[name]?.bool else {
+        problems.append(Problem(line: line, message: "'enabled' must be true or false"))
+        continue
+      }
+      config.notifications = enabled
     }
   }
 

@@ -24,6 +24,9 @@ public final class PlayerViewModel {
   private let onQuit: @MainActor () -> Void
   /// Every action, in order (for tests and the log).
   public var onAction: (@MainActor (PlayerAction) -> Void)?
+  /// Told after each action is applied: the effects it asked for and the new state (the desktop
+  /// integration, MPRIS and notifications, follows the player through this).
+  public var onStateChange: (@MainActor ([PlayerEffect], PlayerState) -> Void)?
 
   public init(
     clients: PlayerClients, terminal: Terminal, ticker: Ticker,
@@ -65,6 +68,7 @@ public final class PlayerViewModel {
     for effect in effects { run(effect) }
     updateTicker()
     render()
+    onStateChange?(effects, state)
   }
 
   /// Sends an action from any thread: it is applied on the main queue, in order.

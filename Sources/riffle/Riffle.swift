@@ -24,8 +24,10 @@ struct Riffle: ParsableCommand {
         riffle                                   # the bundled catalog, offline
         riffle https://apitest.suno.com/api/songs
         riffle ~/music/feed.json --audio wav:/tmp/out.wav
+        riffle doctor                            # what to fix on this machine
       """,
-    version: "riffle \(RiffleVersion.string)")
+    version: VersionReport.text(),
+    subcommands: [Doctor.self])
 
   @Argument(
     help: ArgumentHelp(
@@ -46,6 +48,13 @@ struct Riffle: ParsableCommand {
       "Send likes to a server: POST to like, DELETE to unlike, e.g. https://host/api/songs/{id}/like",
       valueName: "template"))
   var likesEndpoint: String?
+
+  /// `riffle doctor ...` runs `Doctor`; left to the parser, the feed argument takes the word.
+  static func main() {
+    let arguments = Array(CommandLine.arguments.dropFirst())
+    guard arguments.first == Doctor.configuration.commandName else { return main(nil) }
+    Doctor.runAsSubcommand(Array(arguments.dropFirst()))
+  }
 
   func validate() throws {
     if let likesEndpoint, let problem = LikeSync.validate(likesEndpoint) {
@@ -136,6 +145,7 @@ private func startPlayer(
     onQuit: { Foundation.exit(0) })
   box.model = model
   liveModel = model
+  startDesktop(model: model, notifications: config.notifications)
 
   let input = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
   var emptyReads = 0

@@ -1,0 +1,258 @@
+import CSystemd
+import Foundation
+import RiffleCore
+
+/// MPRIS 2 on the session bus: media keys, `playerctl` and desktop widgets see and drive Riffle.
+///
+/// Owns `org.mpris.MediaPlayer2.riffle` (or `.riffle.instance<pid>` when another Riffle has it)
+/// and the object `/org/mpris/MediaPlayer2`. Calls are answered on the bus thread from the last
+/// published `MPRISState`; commands go to the main queue through `onCommand`, where they become
+/// player actions. `update` (main queue) publishes each new state and queues PropertiesChanged
+/// and Seeked for the bus thread.
+public final class MediaPlayerService: @unchecked Sendable {
+  public static let objectPath = "/org/mpris/MediaPlayer2"
+  public static let busName = "org.mpris.MediaPlayer2.riffle"
+  static let rootInterface = "org.mpris.MediaPlayer2"
+  static let playerInterface = "org.mpris.MediaPlayer2.Player"
+  static let propertiesInterface = "org.freedesktop.DBus.Properties"
+
+  private let bus: SessionBus
+  private let onCommand: @Sendable (MPRISCommand) -> Void
+  private let lock = NSLock()
+  private var published: MPRISState
+  private var publishedAt: Double
+  /// The name owned, once the bus thread has it.
+  private var ownedName: String?
+
+  public init(
+    bus: SessionBus, state: PlayerState = PlayerState(),
+    onCommand: @escaping @Sendable (MPRISCommand) -> Void
+  ) {
+    self.bus = bus
+    self.onCommand = onCommand
+    published = MPRISState(state)
+    publishedAt = Self.now()
+    bus.perform { [self] bus in register(on: bus) }
+  }
+
+  /// The bus name owned, nil until registered (or without a bus).
+  public var name: String? { lock.withLock { ownedName } }
+
+  /// Publishes the player's state after an action; Seeked when the action moved the position.
+  public func update(_ state: PlayerState, effects: [PlayerEffect]) {
+    let next = MPRISState(state)
+    let now = Self.now()
+    let seeked = effects.contains { if case .seek = $0 { return true } else { return false } }
+    let changes: [String: DBusValue] = lock.withLock {
+      let changes = next.changes(since: published)
+      published = next
+      publishedAt = now
+      return changes
+    }
+    guard !changes.isEmpty || seeked else { return }
+    let position = next.positionMicroseconds(after: 0)
+    bus.perform { bus in
+      if !changes.isEmpty {
+        bus.emit(
+          path: Self.objectPath, interface: Self.propertiesInterface,
+          member: "PropertiesChanged"
+        ) { message in
+          var result = DBusValue.string(Self.playerInterface).append(to: message)
+          if result >= 0 { result = DBusValue.appendDictionary(changes, to: message) }
+          if result >= 0 { result = DBusValue.stringArray([]).append(to: message) }
+          return result
+        }
+      }
+      if seeked {
+        bus.emit(path: Self.objectPath, interface: Self.playerInterface, member: "Seeked") {
+          DBusValue.int64(position).append(to: $0)
+        }
+      }
+    }
+  }
+
+  // MARK: on the bus thread
+
+  private func register(on bus: SessionBus) {
+    let name =
+      bus.requestName(Self.busName)
+      ? Self.busName
+      : "\(Self.busName).instance\(getpid())"
+    guard name == Self.busName || bus.requestName(name) else {
+      FileHandle.standardError.write(Data("mpris: cannot own \(name)\n".utf8))
+      return
+    }
+    guard bus.addObject(path: Self.objectPath, handler: { [self] in handle($0) }) else {
+      FileHandle.standardError.write(Data("mpris: cannot register \(Self.objectPath)\n".utf8))
+      return
+    }
+    lock.withLock { ownedName = name }
+  }
+
+  private func handle(_ call: DBusCall) -> Bool {
+    guard let interface = call.interface, let member = call.member else { return false }
+    switch interface {
+    case Self.propertiesInterface:
+      return handleProperties(member, call)
+    case "org.freedesktop.DBus.Introspectable" where member == "Introspect":
+      return call.reply { DBusValue.string(Self.introspection).append(to: $0) }
+    case Self.rootInterface:
+      switch member {
+      case "Raise": return call.replyEmpty()
+      case "Quit":
+        onCommand(.quit)
+        return call.replyEmpty()
+      default: return false
+      }
+    case Self.playerInterface:
+      return handlePlayer(member, call)
+    default:
+      return false
+    }
+  }
+
+  private func handlePlayer(_ member: String, _ call: DBusCall) -> Bool {
+    let simple: [String: MPRISCommand] = [
+      "PlayPause": .playPause, "Play": .play, "Pause": .pause, "Stop": .stop, "Next": .next,
+      "Previous": .previous,
+    ]
+    if let command = simple[member] {
+      onCommand(command)
+      return call.replyEmpty()
+    }
+    switch member {
+    case "Seek":
+      guard let offset = call.readInt64() else {
+        return call.fail("org.freedesktop.DBus.Error.InvalidArgs", "Seek takes an offset (x)")
+      }
+      onCommand(.seek(offset: offset))
+      return call.replyEmpty()
+    case "SetPosition":
+      guard let track = call.readString(type: "o"), let position = call.readInt64() else {
+        return call.fail(
+          "org.freedesktop.DBus.Error.InvalidArgs", "SetPosition takes a track id and a position")
+      }
+      onCommand(.setPosition(trackID: track, position: position))
+      return call.replyEmpty()
+    case "OpenUri":
+      return call.fail(
+        "org.freedesktop.DBus.Error.NotSupported", "Riffle opens feeds from its command line")
+    default:
+      return false
+    }
+  }
+
+  private func handleProperties(_ member: String, _ call: DBusCall) -> Bool {
+    guard let interface = call.readString() else {
+      return call.fail("org.freedesktop.DBus.Error.InvalidArgs", "an interface name is needed")
+    }
+    let properties = currentProperties(interface)
+    switch member {
+    case "Get":
+      guard let name = call.readString() else {
+        return call.fail("org.freedesktop.DBus.Error.InvalidArgs", "a property name is needed")
+      }
+      guard let value = properties?[name] else {
+        return call.fail(
+          "org.freedesktop.DBus.Error.UnknownProperty", "no property \(name) on \(interface)")
+      }
+      return call.reply { value.appendVariant(to: $0) }
+    case "GetAll":
+      guard let properties else {
+        return call.fail("org.freedesktop.DBus.Error.UnknownInterface", "no interface \(interface)")
+      }
+      return call.reply { DBusValue.appendDictionary(properties, to: $0) }
+    case "Set":
+      guard let name = call.readString(), properties?[name] != nil else {
+        return call.fail("org.freedesktop.DBus.Error.UnknownProperty", "no such property")
+      }
+      // Rate and Volume are writable in MPRIS; Riffle plays at one rate and volume, so a
+      // change is ignored, as the specification allows.
+      guard interface == Self.playerInterface, ["Rate", "Volume"].contains(name) else {
+        return call.fail("org.freedesktop.DBus.Error.PropertyReadOnly", "\(name) is read-only")
+      }
+      return call.replyEmpty()
+    default:
+      return false
+    }
+  }
+
+  private func currentProperties(_ interface: String) -> [String: DBusValue]? {
+    switch interface {
+    case Self.rootInterface:
+      return Self.rootProperties
+    case Self.playerInterface:
+      let (state, at) = lock.withLock { (published, publishedAt) }
+      var properties = state.properties
+      properties["Position"] = .int64(state.positionMicroseconds(after: Self.now() - at))
+      return properties
+    default:
+      return nil
+    }
+  }
+
+  static let rootProperties: [String: DBusValue] = [
+    "CanQuit": .bool(true), "CanRaise": .bool(false), "HasTrackList": .bool(false),
+    "Identity": .string("Riffle"), "DesktopEntry": .string("riffle"),
+    "SupportedUriSchemes": .stringArray([]), "SupportedMimeTypes": .stringArray([]),
+  ]
+
+  private static func now() -> Double {
+    ProcessInfo.processInfo.systemUptime
+  }
+
+  static let introspection = """
+    <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
+     "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
+    <node>
+     <interface name="org.freedesktop.DBus.Introspectable">
+      <method name="Introspect"><arg name="xml" type="s" direction="out"/></method>
+     </interface>
+     <interface name="org.freedesktop.DBus.Properties">
+      <method name="Get"><arg type="s" direction="in"/><arg type="s" direction="in"/>\
+    <arg type="v" direction="out"/></method>
+      <method name="GetAll"><arg type="s" direction="in"/><arg type="a{sv}" direction="out"/></method>
+      <method name="Set"><arg type="s" direction="in"/><arg type="s" direction="in"/>\
+    <arg type="v" direction="in"/></method>
+      <signal name="PropertiesChanged"><arg type="s"/><arg type="a{sv}"/><arg type="as"/></signal>
+     </interface>
+     <interface name="org.mpris.MediaPlayer2">
+      <method name="Raise"/>
+      <method name="Quit"/>
+      <property name="CanQuit" type="b" access="read"/>
+      <property name="CanRaise" type="b" access="read"/>
+      <property name="HasTrackList" type="b" access="read"/>
+      <property name="Identity" type="s" access="read"/>
+      <property name="DesktopEntry" type="s" access="read"/>
+      <property name="SupportedUriSchemes" type="as" access="read"/>
+      <property name="SupportedMimeTypes" type="as" access="read"/>
+     </interface>
+     <interface name="org.mpris.MediaPlayer2.Player">
+      <method name="Next"/>
+      <method name="Previous"/>
+      <method name="Pause"/>
+      <method name="PlayPause"/>
+      <method name="Stop"/>
+      <method name="Play"/>
+      <method name="Seek"><arg name="Offset" type="x" direction="in"/></method>
+      <method name="SetPosition"><arg name="TrackId" type="o" direction="in"/>\
+    <arg name="Position" type="x" direction="in"/></method>
+      <method name="OpenUri"><arg name="Uri" type="s" direction="in"/></method>
+      <signal name="Seeked"><arg name="Position" type="x"/></signal>
+      <property name="PlaybackStatus" type="s" access="read"/>
+      <property name="Rate" type="d" access="readwrite"/>
+      <property name="Metadata" type="a{sv}" access="read"/>
+      <property name="Volume" type="d" access="readwrite"/>
+      <property name="Position" type="x" access="read"/>
+      <property name="MinimumRate" type="d" access="read"/>
+      <property name="MaximumRate" type="d" access="read"/>
+      <property name="CanGoNext" type="b" access="read"/>
+      <property name="CanGoPrevious" type="b" access="read"/>
+      <property name="CanPlay" type="b" access="read"/>
+      <property name="CanPause" type="b" access="read"/>
+      <property name="CanSeek" type="b" access="read"/>
+      <property name="CanControl" type="b" access="read"/>
+     </interface>
+    </node>
+    """
+}

@@ -1,0 +1,278 @@
+import ArgumentParser
+import Foundation
+import RiffleAPI
+import RiffleApp
+import RiffleAudio
+import RiffleCore
+import RiffleDesktop
+import RiffleTUI
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `riffle doctor`: checks what Riffle needs on this machine and says what to fix.
+struct Doctor: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "doctor",
+    abstract: "Check the terminal, audio, network, config, folders and session bus.",
+    discussion: """
+      Prints one line per check: OK, WARN (Riffle works, with less) or FAIL (something the \
+      user asked for will not work), and what to do about it. Exits with 1 when a check fails.
+      """)
+
+  @Argument(
+    help: ArgumentHelp(
+      "A feed whose reach to check (an http(s):// or file:// URL or a path). Default: the bundled catalog.",
+      valueName: "source"))
+  var source: String?
+
+  /// Parses and runs `riffle doctor ARGUMENTS`, with help as part of riffle's.
+  static func runAsSubcommand(_ arguments: [String]) -> Never {
+    if arguments.contains(where: { ["-h", "--help", "help"].contains($0) }) {
+      print(Riffle.helpMessage(for: Doctor.self))
+      Riffle.exit()
+    }
+    do {
+      var doctor = try Doctor.parse(arguments)
+      try doctor.run()
+      Riffle.exit()
+    } catch {
+      Doctor.exit(withError: error)
+    }
+  }
+
+  func run() throws {
+    let environment = ProcessInfo.processInfo.environment
+    let paths = AppPaths.fromEnvironment(environment)
+    let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
+    var checks: [DoctorCheck] = []
+    checks += DoctorCheck.terminal(environment: environment)
+    checks.append(DoctorCheck.audio())
+    checks.append(DoctorCheck.source(source))
+    checks += DoctorCheck.config(problems, file: paths.config.appendingPathComponent("config.toml"))
+    checks.append(DoctorCheck.folder("data", paths.data, variable: "XDG_DATA_HOME"))
+    checks.append(DoctorCheck.folder("cache", paths.cache, variable: "XDG_CACHE_HOME"))
+    checks += DoctorCheck.sessionBus(notifications: config.notifications)
+    for check in checks { print(check.line) }
+    if checks.contains(where: { $0.level == .fail }) { throw ExitCode(1) }
+  }
+}
+
+/// One finding of `riffle doctor`.
+struct DoctorCheck {
+  enum Level: String {
+    case ok = "OK"
+    case warn = "WARN"
+    case fail = "FAIL"
+  }
+  var level: Level
+  var name: String
+  var finding: String
+  var fix: String? = nil
+
+  var line: String {
+    let head = "\(level.rawValue.padding(toLength: 4, withPad: " ", startingAt: 0))  \(name): "
+    return head + finding + (fix.map { " -> \($0)" } ?? "")
+  }
+
+  static func terminal(environment: [String: String]) -> [DoctorCheck] {
+    var checks: [DoctorCheck] = []
+    let term = environment["TERM"] ?? ""
+    if term.isEmpty {
+      checks.append(
+        DoctorCheck(
+          level: .fail, name: "terminal", finding: "TERM is not set",
+          fix: "run riffle in a terminal, or set TERM (e.g. xterm-256color)"))
+    } else if let entry = TerminalProbe.describe(term: term) {
+      if !entry.canAddress {
+        checks.append(
+          DoctorCheck(
+            level: .fail, name: "terminal", finding: "\(term) cannot move the cursor",
+            fix: "use a full-screen terminal type such as xterm-256color"))
+      } else if entry.colors < 256 {
+        let colours = entry.colors > 0 ? "only \(entry.colors) colours" : "no colours"
+        checks.append(
+          DoctorCheck(
+            level: .warn, name: "terminal", finding: "\(term) has \(colours); covers look coarse",
+            fix: "use a 256-colour type such as xterm-256color or tmux-256color"))
+      } else {
+        let direct = ["truecolor", "24bit"].contains(environment["COLORTERM"] ?? "")
+        checks.append(
+          DoctorCheck(
+            level: .ok, name: "terminal",
+            finding: "\(term), \(entry.colors > 256 ? "true colour" : "\(entry.colors) colours")"
+              + (direct && entry.colors <= 256
+                ? " (COLORTERM promises more: try xterm-direct)" : "")))
+      }
+    } else {
+      checks.append(
+        DoctorCheck(
+          level: .fail, name: "terminal", finding: "no terminfo entry for TERM=\(term)",
+          fix: "install ncurses-term, or set TERM to a known type such as xterm-256color"))
+    }
+
+    setlocale(LC_ALL, "")
+    let codeset = String(cString: nl_langinfo(nl_item(CODESET)))
+    checks.append(
+      codeset == "UTF-8"
+        ? DoctorCheck(level: .ok, name: "locale", finding: "UTF-8")
+        : DoctorCheck(
+          level: .warn, name: "locale",
+          finding: "the character set is \(codeset); Riffle switches to C.UTF-8 where it can",
+          fix: "set LANG to a UTF-8 locale, e.g. LANG=C.UTF-8"))
+
+    var size = winsize()
+    if ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 {
+      let text = "\(size.ws_col)x\(size.ws_row)"
+      checks.append(
+        size.ws_col >= 30 && size.ws_row >= 8
+          ? DoctorCheck(level: .ok, name: "size", finding: text)
+          : DoctorCheck(
+            level: .warn, name: "size", finding: "\(text) is too small for the page",
+            fix: "make the window at least 30x8"))
+    } else {
+      checks.append(
+        DoctorCheck(
+          level: .warn, name: "size", finding: "standard output is not a terminal",
+          fix: "run riffle in a terminal"))
+    }
+    return checks
+  }
+
+  /// Opens each driver `auto` tries (no sound is played) with C libraries' chatter kept off the
+  /// report.
+  static func audio() -> DoctorCheck {
+    var opened: [String] = []
+    var refused: [String] = []
+    withStandardErrorSilenced {
+      for (name, choice) in [("pulse", AudioDriverChoice.pulse), ("alsa", .alsa), ("null", .null)] {
+        do {
+          try AudioOutput.open(choice).close()
+          opened.append(name)
+        } catch {
+          refused.append("\(name): \(error)")
+        }
+      }
+    }
+    let notes = refused.isEmpty ? "" : " (\(refused.joined(separator: "; ")))"
+    if opened.contains("pulse") || opened.contains("alsa") {
+      return DoctorCheck(
+        level: .ok, name: "audio", finding: "\(opened.joined(separator: ", ")) open" + notes)
+    }
+    if opened.contains("null") {
+      return DoctorCheck(
+        level: .warn, name: "audio", finding: "no sound device; songs play silently" + notes,
+        fix: "start PulseAudio or PipeWire, or check ALSA (aplay -l)")
+    }
+    return DoctorCheck(
+      level: .fail, name: "audio", finding: "no audio driver opens" + notes,
+      fix: "reinstall libao (libao4)")
+  }
+
+  /// Loads the feed (or the bundled catalog) through the HTTP client with short time-outs.
+  static func source(_ source: String?) -> DoctorCheck {
+    let url: URL
+    do {
+      url = try Riffle.parse(source.map { [$0] } ?? []).resolveSource()
+    } catch {
+      return DoctorCheck(
+        level: .fail, name: "source", finding: Riffle.message(for: error),
+        fix: "pass an http(s):// or file:// URL or the path of a feed")
+    }
+    let feeds = FeedSource(client: HTTPClient(connectTimeout: 5, stallTimeout: 5))
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) var outcome: Result<FeedPage, FeedLoadError>?
+    feeds.load(url) { result in
+      outcome = result
+      done.signal()
+    }
+    done.wait()
+    switch outcome {
+    case .success(let page):
+      return DoctorCheck(
+        level: .ok, name: "source",
+        finding: "\(url.absoluteString) answers with \(page.songs.count) songs")
+    case .failure(let error):
+      return DoctorCheck(
+        level: .fail, name: "source", finding: "\(url.absoluteString): \(error.userMessage)",
+        fix: url.isFileURL ? "check the path" : "check the address and the network connection")
+    case nil:
+      return DoctorCheck(level: .fail, name: "source", finding: "no answer")
+    }
+  }
+
+  static func config(_ problems: [Config.Problem], file: URL) -> [DoctorCheck] {
+    guard !problems.isEmpty else {
+      let exists = FileManager.default.fileExists(atPath: file.path)
+      return [
+        DoctorCheck(
+          level: .ok, name: "config",
+          finding: exists ? "\(file.path) is valid" : "no \(file.path); the defaults apply")
+      ]
+    }
+    return problems.map {
+      DoctorCheck(
+        level: .fail, name: "config", finding: $0.description,
+        fix: "edit \(file.path) (see man riffle, CONFIGURATION)")
+    }
+  }
+
+  /// The folder exists (or can be made) and a file can be written in it.
+  static func folder(_ name: String, _ url: URL, variable: String) -> DoctorCheck {
+    let probe = url.appendingPathComponent(".riffle-doctor-\(getpid())")
+    do {
+      try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+      try Data("ok".utf8).write(to: probe)
+      try FileManager.default.removeItem(at: probe)
+      return DoctorCheck(level: .ok, name: name, finding: "\(url.path) is writable")
+    } catch {
+      let reason = (error as NSError).localizedFailureReason ?? "\(error.localizedDescription)"
+      return DoctorCheck(
+        level: .fail, name: name, finding: "cannot write in \(url.path) (\(reason))",
+        fix: "make it writable (chmod u+w), or point \(variable) elsewhere")
+    }
+  }
+
+  static func sessionBus(notifications: Bool) -> [DoctorCheck] {
+    let finding = SessionBusProbe.check()
+    guard finding.problem == nil else {
+      return [
+        DoctorCheck(
+          level: .warn, name: "session bus",
+          finding: "\(finding.problem ?? ""): media keys, playerctl and notifications are off",
+          fix: "run riffle inside a desktop session")
+      ]
+    }
+    var checks = [
+      DoctorCheck(
+        level: .ok, name: "session bus",
+        finding: finding.mprisNameTaken
+          ? "answers; another Riffle owns the MPRIS name, this one will add .instance<pid>"
+          : "answers; MPRIS as \(MediaPlayerService.busName)")
+    ]
+    if notifications {
+      checks.append(
+        finding.hasNotificationServer
+          ? DoctorCheck(level: .ok, name: "notifications", finding: "a notification server runs")
+          : DoctorCheck(
+            level: .warn, name: "notifications",
+            finding: "enabled in the config, but no notification server runs",
+            fix: "start one (your desktop's, or dunst/mako)"))
+    }
+    return checks
+  }
+}
+
+/// Runs `body` with fd 2 pointed at /dev/null: ALSA and PulseAudio print when they fail to open.
+private func withStandardErrorSilenced(_ body: () -> Void) {
+  let saved = dup(STDERR_FILENO)
+  let null = open("/dev/null", O_WRONLY)
+  if saved >= 0 && null >= 0 { dup2(null, STDERR_FILENO) }
+  body()
+  if saved >= 0 {
+    dup2(saved, STDERR_FILENO)
+    close(saved)
+  }
+  if null >= 0 { close(null) }
+}
