@@ -88,7 +88,8 @@ public final class PrivateSessionBus: @unchecked Sendable {
 
   deinit {
     if process.isRunning {
-      kill(process.processIdentifier, SIGTERM)
+      // dbus-daemon --nofork does not end on SIGTERM here; nothing of it needs a clean exit.
+      kill(process.processIdentifier, SIGKILL)
       process.waitUntilExit()
     }
   }

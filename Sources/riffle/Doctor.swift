@@ -162,7 +162,8 @@ struct DoctorCheck {
     }
     if opened.contains("null") {
       return DoctorCheck(
-        level: .warn, name: "audio", finding: "no sound device; songs play silently" + notes,
+        level: .warn, name: "audio",
+        finding: "no sound device, only null opens: songs play silently" + notes,
         fix: "start PulseAudio or PipeWire, or check ALSA (aplay -l)")
     }
     return DoctorCheck(
