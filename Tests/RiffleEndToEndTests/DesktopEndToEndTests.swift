@@ -201,7 +201,7 @@ struct MPRISEndToEndTests {
     #expect(try tmux.waitForExit() == 0)
   }
 
-  @Test("SetPosition and Seek move the song; Position and the screen follow")
+  @Test("SetPosition and Seek move the song; Seeked is signalled; Position and the screen follow")
   func positionAfterSeek() throws {
     let session = try DesktopSession()
     let tmux = try session.start()
@@ -210,15 +210,24 @@ struct MPRISEndToEndTests {
     try session.playerctl("pause")
     try session.bus.waitForPlayerctl(["status"]) { $0 == "Paused" }
 
+    let seeked = try FollowedOutput(
+      "/usr/bin/dbus-monitor",
+      ["--session", "type='signal',interface='org.mpris.MediaPlayer2.Player',member='Seeked'"],
+      environment: session.bus.environment)
+    // dbus-monitor is a monitor once the bus has taken its name away (NameLost).
+    try seeked.waitForLine { $0.contains("member=NameLost") }
+
     // playerctl sends SetPosition with the current track id.
     try session.playerctl("position", "20")
     try tmux.waitFor("0:20")
+    try seeked.waitForLine { $0.contains("int64 20000000") }
     let at20 = try session.bus.waitForPlayerctl(["position"]) { Double($0) == 20 }
     #expect(Double(at20) == 20, "paused: the position stands")
 
     // Seek: relative, in playerctl's "N-" form.
     try session.playerctl("position", "5-")
     try tmux.waitFor("0:15")
+    try seeked.waitForLine { $0.contains("int64 15000000") }
     try session.bus.waitForPlayerctl(["position"]) { Double($0) == 15 }
 
     // Playing, the position grows from there.
