@@ -66,7 +66,7 @@ echo "== completions parse; the man page renders without warnings"
 bash -n "$root/share/bash-completion/completions/riffle" || fail "bash completion"
 grep -q "doctor" "$root/share/bash-completion/completions/riffle" || fail "bash: no doctor"
 grep -q "'--audio" "$root/share/zsh/site-functions/_riffle" || fail "zsh: no --audio"
-grep -q "complete -c riffle" "$root/share/fish/vendor_completions.d/riffle.fish" || fail "fish"
+grep -q "complete -c 'riffle'" "$root/share/fish/vendor_completions.d/riffle.fish" || fail "fish"
 if command -v zsh >/dev/null; then zsh -n "$root/share/zsh/site-functions/_riffle"; fi
 if command -v fish >/dev/null; then fish -n "$root/share/fish/vendor_completions.d/riffle.fish"; fi
 warnings="$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$root/share/man/man1/riffle.1" 2>&1 >/dev/null)"
