@@ -31,7 +31,7 @@ build:
 install: build
 	@bin="$$($(SWIFT_BUILD) --show-bin-path)/riffle"; \
 	set -e; \
-	install -Dm755 "$$bin" "$(BINDIR)/riffle"; \
+	install -Dm755 -s "$$bin" "$(BINDIR)/riffle"; \
 	for f in $(CATALOG_FILES); do install -Dm644 "Resources/Catalog/$$f" "$(CATALOG_DIR)/$$f"; done; \
 	install -Dm644 dist/riffle.1 "$(MAN_PAGE)"; \
 	install -Dm644 dist/riffle.desktop "$(DESKTOP_FILE)"; \

@@ -201,6 +201,20 @@ public final class MediaPlayerService: @unchecked Sendable {
     ProcessInfo.processInfo.systemUptime
   }
 
+  /// The Player properties with a value of each one's type (for their signatures).
+  static let playerPropertyTypes = MPRISState(PlayerState()).properties.merging([
+    "Position": .int64(0)
+  ]) { $1 }
+
+  /// `<property>` elements for introspection; Rate and Volume are writable (see `Set`).
+  static func propertyXML(_ properties: [String: DBusValue]) -> String {
+    properties.keys.sorted().map { name in
+      let access = ["Rate", "Volume"].contains(name) ? "readwrite" : "read"
+      return
+        "  <property name=\"\(name)\" type=\"\(properties[name]!.signature)\" access=\"\(access)\"/>"
+    }.joined(separator: "\n")
+  }
+
   static let introspection = """
     <!DOCTYPE node PUBLIC "-//freedesktop//DTD D-BUS Object Introspection 1.0//EN"
      "http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd">
@@ -219,13 +233,7 @@ public final class MediaPlayerService: @unchecked Sendable {
      <interface name="org.mpris.MediaPlayer2">
       <method name="Raise"/>
       <method name="Quit"/>
-      <property name="CanQuit" type="b" access="read"/>
-      <property name="CanRaise" type="b" access="read"/>
-      <property name="HasTrackList" type="b" access="read"/>
-      <property name="Identity" type="s" access="read"/>
-      <property name="DesktopEntry" type="s" access="read"/>
-      <property name="SupportedUriSchemes" type="as" access="read"/>
-      <property name="SupportedMimeTypes" type="as" access="read"/>
+    \(propertyXML(rootProperties))
      </interface>
      <interface name="org.mpris.MediaPlayer2.Player">
       <method name="Next"/>
@@ -239,19 +247,7 @@ public final class MediaPlayerService: @unchecked Sendable {
     <arg name="Position" type="x" direction="in"/></method>
       <method name="OpenUri"><arg name="Uri" type="s" direction="in"/></method>
       <signal name="Seeked"><arg name="Position" type="x"/></signal>
-      <property name="PlaybackStatus" type="s" access="read"/>
-      <property name="Rate" type="d" access="readwrite"/>
-      <property name="Metadata" type="a{sv}" access="read"/>
-      <property name="Volume" type="d" access="readwrite"/>
-      <property name="Position" type="x" access="read"/>
-      <property name="MinimumRate" type="d" access="read"/>
-      <property name="MaximumRate" type="d" access="read"/>
-      <property name="CanGoNext" type="b" access="read"/>
-      <property name="CanGoPrevious" type="b" access="read"/>
-      <property name="CanPlay" type="b" access="read"/>
-      <property name="CanPause" type="b" access="read"/>
-      <property name="CanSeek" type="b" access="read"/>
-      <property name="CanControl" type="b" access="read"/>
+    \(propertyXML(playerPropertyTypes))
      </interface>
     </node>
     """

@@ -111,6 +111,24 @@ struct MPRISEndToEndTests {
     try tmux.waitForAll("Glass Harbor", "❚❚ Pause")
     try session.bus.waitForPlayerctl(["status"]) { $0 == "Playing" }
 
+    // What busctl (and d-feet) read about the object, and the root interface's identity.
+    let introspection = try session.bus.run(
+      "/usr/bin/busctl",
+      ["--user", "introspect", MediaPlayerService.busName, MediaPlayerService.objectPath]
+    ).stdout
+    for member in [
+      ".PlayPause", ".SetPosition", ".Seeked", ".CanGoNext", ".Metadata", ".Identity", ".Quit",
+    ] {
+      #expect(introspection.contains(member), "\(member) missing from:\n\(introspection)")
+    }
+    let identity = try session.bus.run(
+      "/usr/bin/busctl",
+      [
+        "--user", "get-property", MediaPlayerService.busName, MediaPlayerService.objectPath,
+        "org.mpris.MediaPlayer2", "Identity",
+      ])
+    #expect(identity.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "s \"Riffle\"")
+
     try session.playerctl("play-pause")
     try tmux.waitForAll("Paused", "▶ Play")
     try session.bus.waitForPlayerctl(["status"]) { $0 == "Paused" }
