@@ -32,6 +32,14 @@ final class DesktopSession {
     return session
   }
 
+  /// Starts riffle and waits until the first song plays and MPRIS says so.
+  func startPlaying() throws -> TmuxSession {
+    let tmux = try start()
+    try tmux.waitForAll("Glass Harbor", "1 / 6")
+    try bus.waitForPlayerctl(["status"]) { $0 == "Playing" }
+    return tmux
+  }
+
   /// `playerctl --player=riffle ARGS` once; its trimmed output.
   @discardableResult
   func playerctl(_ arguments: String...) throws -> String {
@@ -107,9 +115,8 @@ struct MPRISEndToEndTests {
   @Test("play-pause from playerctl pauses the screen and PlaybackStatus, and plays again")
   func playPause() throws {
     let session = try DesktopSession()
-    let tmux = try session.start()
-    try tmux.waitForAll("Glass Harbor", "❚❚ Pause")
-    try session.bus.waitForPlayerctl(["status"]) { $0 == "Playing" }
+    let tmux = try session.startPlaying()
+    try tmux.waitFor("❚❚ Pause")
 
     // What busctl (and d-feet) read about the object, and the root interface's identity.
     let introspection = try session.bus.run(
@@ -147,9 +154,7 @@ struct MPRISEndToEndTests {
   @Test("a key on the screen reaches MPRIS clients as PropertiesChanged")
   func propertiesChanged() throws {
     let session = try DesktopSession()
-    let tmux = try session.start()
-    try tmux.waitFor("Glass Harbor")
-    try session.bus.waitForPlayerctl(["status"]) { $0 == "Playing" }
+    let tmux = try session.startPlaying()
     let follow = try FollowedOutput(
       "/usr/bin/playerctl", ["--player=riffle", "--follow", "metadata", "title"],
       environment: session.bus.environment)
@@ -192,9 +197,7 @@ struct MPRISEndToEndTests {
   @Test("at the ends CanGoNext / CanGoPrevious are false and Next / Previous do nothing")
   func endsRefused() throws {
     let session = try DesktopSession()
-    let tmux = try session.start()
-    try tmux.waitFor("1 / 6")
-    try session.bus.waitForPlayerctl(["status"]) { $0 == "Playing" }
+    let tmux = try session.startPlaying()
     #expect(try session.property("CanGoPrevious") == "b false")
     #expect(try session.property("CanGoNext") == "b true")
     try session.playerctl("previous")
@@ -222,9 +225,7 @@ struct MPRISEndToEndTests {
   @Test("SetPosition and Seek move the song; Seeked is signalled; Position and the screen follow")
   func positionAfterSeek() throws {
     let session = try DesktopSession()
-    let tmux = try session.start()
-    try tmux.waitFor("Glass Harbor")
-    try session.bus.waitForPlayerctl(["status"]) { $0 == "Playing" }
+    let tmux = try session.startPlaying()
     try session.playerctl("pause")
     try session.bus.waitForPlayerctl(["status"]) { $0 == "Paused" }
 
@@ -260,9 +261,7 @@ struct MPRISEndToEndTests {
   @Test("a second Riffle on the same bus takes an .instance name; both answer")
   func secondInstance() throws {
     let session = try DesktopSession()
-    let first = try session.start()
-    try first.waitFor("Glass Harbor")
-    try session.bus.waitForPlayerctl(["status"]) { $0 == "Playing" }
+    let first = try session.startPlaying()
     let second = try session.start()
     try second.waitFor("Glass Harbor")
     let deadline = Date().addingTimeInterval(10)
@@ -391,9 +390,7 @@ struct NotificationEndToEndTests {
   func offByDefault() throws {
     let session = try DesktopSession()
     let server = try RecordingNotificationServer(address: session.bus.address)
-    let tmux = try session.start()
-    try tmux.waitFor("Glass Harbor")
-    try session.bus.waitForPlayerctl(["status"]) { $0 == "Playing" }
+    let tmux = try session.startPlaying()
     tmux.sendKeys("Right")
     try session.waitForMetadata("xesam:title") { $0 == "Neon Orchard" }
     try session.bus.waitForPlayerctl(["status"]) { $0 == "Playing" }
