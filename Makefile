@@ -3,7 +3,8 @@
 #   make install               into $(DESTDIR)$(PREFIX) (default /usr/local)
 #   make uninstall             removes exactly what install put there
 # The installed binary needs only the Debian libraries it links (see docs/dependencies.md),
-# not the Swift toolchain.
+# not the Swift toolchain. `install` uses the release build if there is one, so
+# `make && sudo make install` needs no Swift on root's PATH; run `make` again after changes.
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -21,6 +22,9 @@ FISH_COMPLETION = $(SHAREDIR)/fish/vendor_completions.d/riffle.fish
 
 CATALOG_FILES = $(shell cd Resources/Catalog && find . -type f | sort)
 
+# SwiftPM links .build/release to the host triple's release folder.
+RELEASE_BINARY = .build/release/riffle
+
 .PHONY: all build install uninstall
 
 all: build
@@ -28,8 +32,11 @@ all: build
 build:
 	$(SWIFT_BUILD)
 
-install: build
-	@bin="$$($(SWIFT_BUILD) --show-bin-path)/riffle"; \
+$(RELEASE_BINARY):
+	$(SWIFT_BUILD)
+
+install: $(RELEASE_BINARY)
+	@bin="$(RELEASE_BINARY)"; \
 	set -e; \
 	install -Dm755 -s "$$bin" "$(BINDIR)/riffle"; \
 	for f in $(CATALOG_FILES); do install -Dm644 "Resources/Catalog/$$f" "$(CATALOG_DIR)/$$f"; done; \

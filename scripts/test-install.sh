@@ -20,7 +20,8 @@ prefix=/usr/local
 root="$dest$prefix"
 fail() { echo "test-install: FAIL: $*" >&2; exit 1; }
 
-echo "== make install DESTDIR=$dest"
+echo "== make (release build of the current sources), make install DESTDIR=$dest"
+make build
 make install DESTDIR="$dest" PREFIX="$prefix"
 
 installed=(

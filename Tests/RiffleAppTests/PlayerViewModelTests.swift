@@ -597,3 +597,26 @@ struct ViewModelTickerTests {
     #expect(harness.model.state.index == 1)
   }
 }
+
+@Suite("PlayerViewModel: onStateChange (how MPRIS and notifications follow the player)")
+@MainActor
+struct ViewModelStateChangeTests {
+  @Test("each action is reported once, with the effects it asked for and the state after it")
+  func reportsEffectsAndState() async {
+    let harness = Harness()
+    await harness.startPlaying()
+    var heard: [(effects: [PlayerEffect], index: Int, playback: PlayerState.Playback)] = []
+    harness.model.onStateChange = { effects, state in
+      heard.append((effects, state.index, state.playback))
+    }
+    harness.model.send(.seekTo(12))
+    harness.model.send(.next)
+    harness.model.send(.tick)
+    #expect(heard.count == 3)
+    #expect(heard[0].effects == [.seek(to: 12, playID: 1)])
+    #expect(heard[0].playback == .playing)
+    #expect(heard[1].effects == [.play(Feed.songs[1], playID: 2)])
+    #expect(heard[1].index == 1 && heard[1].playback == .loading)
+    #expect(heard[2].effects.isEmpty)
+  }
+}
