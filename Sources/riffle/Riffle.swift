@@ -16,6 +16,10 @@ struct Riffle: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "riffle",
     abstract: "A full-screen terminal music player: one song a page, arrows to swipe.",
+    usage: """
+      riffle [<source>] [--audio <driver>] [--likes-endpoint <template>]
+      riffle doctor [<source>]
+      """,
     discussion: """
       Keys: Left/Right page between songs, space plays and pauses, l likes, ? shows help, \
       q quits.
@@ -52,7 +56,11 @@ struct Riffle: ParsableCommand {
   /// `riffle doctor ...` runs `Doctor`; left to the parser, the feed argument takes the word.
   static func main() {
     let arguments = Array(CommandLine.arguments.dropFirst())
-    guard arguments.first == Doctor.configuration.commandName else { return main(nil) }
+    let doctor = Doctor.configuration.commandName
+    if arguments.first == "help" && arguments.dropFirst().first == doctor {
+      Doctor.runAsSubcommand(["--help"])
+    }
+    guard arguments.first == doctor else { return main(nil) }
     Doctor.runAsSubcommand(Array(arguments.dropFirst()))
   }
 

@@ -141,6 +141,20 @@ struct DoctorEndToEndTests {
         + "or set TERM to a known type such as xterm-256color")
   }
 
+  @Test(
+    "riffle doctor --help and riffle help doctor show the doctor's usage; riffle --help lists it")
+  func help() throws {
+    for arguments in [["doctor", "--help"], ["help", "doctor"]] {
+      let result = try runProgram(TestFiles.riffleBinary, arguments)
+      #expect(result.status == 0)
+      #expect(result.stdout.contains("USAGE: riffle doctor [<source>]"), "\(result.stdout)")
+      #expect(!result.stdout.contains("OK "), "help must not run the checks")
+    }
+    let main = try runProgram(TestFiles.riffleBinary, ["--help"])
+    #expect(main.stdout.contains("riffle doctor [<source>]"))
+    #expect(main.stdout.contains("doctor                  Check the terminal"))
+  }
+
   @Test("--version names each C library with the version this process loaded")
   func version() throws {
     let result = try runProgram(TestFiles.riffleBinary, ["--version"])
