@@ -35,7 +35,10 @@ public final class SessionBus: @unchecked Sendable {
   public init(address: String? = nil) {
     self.address = address
     var fds: [Int32] = [0, 0]
-    guard pipe(&fds) == 0 else { return }
+    guard pipe(&fds) == 0 else {
+      stopped = true
+      return
+    }
     for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
     for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
     wakeRead = fds[0]
@@ -149,10 +152,10 @@ public final class SessionBus: @unchecked Sendable {
       for job in pending { job(self) }
       if !pending.isEmpty { continue }
 
+      let events = sd_bus_get_events(connection)
+      guard events >= 0 else { break }
       fds[0] = pollfd(
-        fd: sd_bus_get_fd(connection),
-        events: Int16(truncatingIfNeeded: sd_bus_get_events(connection)),
-        revents: 0)
+        fd: sd_bus_get_fd(connection), events: Int16(truncatingIfNeeded: events), revents: 0)
       fds[1] = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
       _ = poll(&fds, 2, Self.pollTimeout(connection))
       if fds[1].revents != 0 {
