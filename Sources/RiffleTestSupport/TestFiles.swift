@@ -145,3 +145,22 @@ extension WAVFile {
     return try read(out)
   }
 }
+
+extension WAVFile {
+  /// Decodes any audio file with the `ffmpeg` program to 44.1 kHz stereo 16-bit: the
+  /// independent reference for what an M4A holds (`ffmpeg -i f -ar 44100 -ac 2 -f wav`).
+  public static func decodedByFFmpeg(_ file: URL) throws -> WAVFile {
+    let dir = try TemporaryDirectory()
+    let out = dir.file("reference.wav")
+    let result = try runProgram(
+      "/usr/bin/ffmpeg",
+      [
+        "-nostdin", "-loglevel", "error", "-i", file.path, "-ar", "44100", "-ac", "2",
+        "-c:a", "pcm_s16le", "-f", "wav", out.path,
+      ])
+    guard result.status == 0 else {
+      throw FormatError(description: "ffmpeg failed on \(file.lastPathComponent): \(result.stderr)")
+    }
+    return try read(out)
+  }
+}
