@@ -34,7 +34,8 @@ public final class FFmpegDecoder: AudioDecoder {
   private let packet: UnsafeMutablePointer<AVPacket>
   private let frame: UnsafeMutablePointer<AVFrame>
   private var streamIndex: Int32 = -1
-  private var openTriedAt: Int64 = -1
+  /// Contiguous bytes at the last try to open; the first try comes as soon as bytes do.
+  private var openTriedAt: Int64 = -FFmpegDecoder.openRetryStep
 
   /// PCM converted but not yet handed out.
   private var pending = Data()

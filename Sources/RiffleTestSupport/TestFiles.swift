@@ -164,3 +164,22 @@ extension WAVFile {
     return try read(out)
   }
 }
+
+extension TestFiles {
+  /// Encodes `source` to AAC-LC 128k in M4A with the `ffmpeg` program, as iTunes previews are,
+  /// for tests that need a longer M4A than the committed fixtures (which stay small). Noise
+  /// substitution is off, as for the fixtures (see scripts/make-catalog.py).
+  public static func encodeM4A(_ source: URL, into dir: TemporaryDirectory) throws -> URL {
+    let out = dir.file(source.deletingPathExtension().lastPathComponent + ".m4a")
+    let result = try runProgram(
+      "/usr/bin/ffmpeg",
+      [
+        "-nostdin", "-loglevel", "error", "-y", "-i", source.path, "-c:a", "aac", "-b:a", "128k",
+        "-aac_pns", "0", "-map_metadata", "-1", "-movflags", "+faststart", out.path,
+      ])
+    guard result.status == 0 else {
+      throw WAVFile.FormatError(description: "ffmpeg could not encode: \(result.stderr)")
+    }
+    return out
+  }
+}
