@@ -17,7 +17,10 @@ public final class FFmpegDecoder: AudioDecoder {
 
   /// Bytes that must be present beyond libavformat's read position, for containers without an
   /// index, before a packet is read. Larger than any packet of the formats taken here.
-  static let lookahead: Int64 = 192 * 1024
+  static let lookahead: Int64 = 64 * 1024
+  /// Source samples decoded before a seek's target in containers without an index: codecs with
+  /// overlapping frames (AAC, Vorbis) need the frame before to be exact.
+  private static let seekPreroll: Int64 = 4096
   /// How many more bytes must arrive before opening is tried again.
   private static let openRetryStep: Int64 = 32 * 1024
   private static let ioBufferSize = 32 * 1024
@@ -171,9 +174,9 @@ public final class FFmpegDecoder: AudioDecoder {
         Unmanaged.passUnretained(input).toOpaque(), FeedStore.readCallback, nil,
         FeedStore.seekCallback)
     else { throw DecodeError.corrupt("cannot start FFmpeg: out of memory") }
-    // Seeks always reach the store, never read through the bytes between (which may be a gap
-    // left by a seek beyond the download).
-    io.pointee.direct = 1
+    // MP4: seeks always reach the store, never read through the bytes between (which may be a
+    // gap left by a seek beyond the download). Other containers are read whole before a seek.
+    if usesIndex { io.pointee.direct = 1 }
     self.io = io
     var context = avformat_alloc_context()
     context?.pointee.pb = io
@@ -351,7 +354,12 @@ public final class FFmpegDecoder: AudioDecoder {
         if movingInput { input.cursor = position }
       }
     } else {
-      let result = av_seek_frame(format, streamIndex, timestamp, AVSEEK_FLAG_BACKWARD)
+      let preroll = av_rescale_q(
+        FFmpegDecoder.seekPreroll,
+        AVRational(num: 1, den: max(1, stream.pointee.codecpar.pointee.sample_rate)),
+        stream.pointee.time_base)
+      let result = av_seek_frame(
+        format, streamIndex, max(0, timestamp - preroll), AVSEEK_FLAG_BACKWARD)
       if result < 0 { throw DecodeError.corrupt("cannot seek: \(FFmpegDecoder.message(result))") }
     }
     avcodec_flush_buffers(codec)

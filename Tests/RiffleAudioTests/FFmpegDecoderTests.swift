@@ -4,17 +4,17 @@ import RiffleTestSupport
 import Testing
 
 /// Interleaved 16-bit samples of some PCM bytes.
-private func samples(_ pcm: Data) -> [Int16] {
+func samples(_ pcm: Data) -> [Int16] {
   pcm.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
 }
 
 /// The largest difference between two runs of samples, over the shorter one.
-private func largestDifference(_ a: ArraySlice<Int16>, _ b: ArraySlice<Int16>) -> Int {
+func largestDifference(_ a: ArraySlice<Int16>, _ b: ArraySlice<Int16>) -> Int {
   zip(a, b).reduce(0) { max($0, abs(Int($1.0) - Int($1.1))) }
 }
 
 /// Feeds `bytes` in pieces of the given sizes (cycling), decoding after each, like the engine.
-private func decodeInPieces(_ bytes: Data, sizes: [Int], knownLength: Bool = true) throws -> Data {
+func decodeInPieces(_ bytes: Data, sizes: [Int], knownLength: Bool = true) throws -> Data {
   let decoder = try DecoderFactory.make(for: AudioSniffer.kind(of: bytes.prefix(4096)))
   if knownLength { decoder.setInputLength(Int64(bytes.count)) }
   let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 8192, alignment: 16)
