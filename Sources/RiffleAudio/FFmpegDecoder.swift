@@ -140,7 +140,7 @@ public final class FFmpegDecoder: AudioDecoder {
     pendingOffset = 0
     var target = max(0, frame)
     if let duration { target = min(target, Int64(duration * Double(PCMFormat.sampleRate))) }
-    guard format != nil, usesIndex || input.isWhole else {
+    guard phase != .opening, usesIndex || input.isWhole else {
       // Not yet: keep the bytes coming from where they are and seek when possible.
       deferredSeek = target
       return (target, input.cursor)
