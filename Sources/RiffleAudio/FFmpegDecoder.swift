@@ -21,7 +21,7 @@ public final class FFmpegDecoder: AudioDecoder {
   /// Source samples decoded before a seek's target in containers without an index: codecs with
   /// overlapping frames (AAC, Vorbis) need the frame before to be exact.
   private static let seekPreroll: Int64 = 4096
-  /// How many more bytes must arrive before opening is tried again.
+  /// How many more bytes must arrive before opening is tried again (containers without an index).
   private static let openRetryStep: Int64 = 32 * 1024
   private static let ioBufferSize = 32 * 1024
 
@@ -161,8 +161,15 @@ public final class FFmpegDecoder: AudioDecoder {
   private func open() throws -> Bool {
     let have = input.contiguous(from: 0)
     let finished = input.isFinished
-    guard finished || have - openTriedAt >= FFmpegDecoder.openRetryStep else { return false }
-    guard finished || usesIndex || have >= FFmpegDecoder.lookahead else { return false }
+    if usesIndex {
+      // The sample table is all libavformat needs to start; without all of it, it would read
+      // the part that came as the whole. An MP4 that ends without one is reported by FFmpeg.
+      guard finished || input.hasMP4SampleTable else { return false }
+    } else {
+      guard finished || have - openTriedAt >= FFmpegDecoder.openRetryStep,
+        finished || have >= FFmpegDecoder.lookahead
+      else { return false }
+    }
     openTriedAt = have
     closeDemuxer()
     input.readPosition = 0
@@ -183,7 +190,7 @@ public final class FFmpegDecoder: AudioDecoder {
     let result = avformat_open_input(&context, nil, av_find_input_format(demuxerName), nil)
     guard result >= 0, let context else {
       // avformat_open_input frees the context when it fails.
-      if input.starved && !finished { return false }
+      if input.starved && !finished && !usesIndex { return false }
       throw DecodeError.corrupt(
         usesIndex ? "no MP4 sample table (moov box) in the file" : FFmpegDecoder.message(result))
     }
@@ -338,6 +345,14 @@ public final class FFmpegDecoder: AudioDecoder {
   private func performSeek(to target: Int64, movingInput: Bool) throws -> (
     frame: Int64, inputOffset: Int64
   ) {
+    if !usesIndex {
+      // All the bytes are here (see `seek`). A demuxer that has met the end may keep stale
+      // state (Ogg's page timestamps), so seek in a fresh one.
+      openTriedAt = -FFmpegDecoder.openRetryStep
+      guard try open() else {
+        throw DecodeError.corrupt("cannot seek: the file cannot be reopened")
+      }
+    }
     guard let stream = audioStream else { return (target, input.cursor) }
     let timestamp = av_rescale_q(
       target, AVRational(num: 1, den: Int32(PCMFormat.sampleRate)), stream.pointee.time_base)

@@ -89,6 +89,36 @@ final class FeedStore {
     return segment.end - offset
   }
 
+  /// The bytes `offset..<offset + count`, when they have all arrived.
+  func bytes(at offset: Int64, count: Int) -> [UInt8]? {
+    guard count >= 0, has(offset, count: Int64(count)),
+      let segment = segments.first(where: { $0.start <= offset && offset < $0.end })
+    else { return count == 0 ? [] : nil }
+    let start = segment.bytes.startIndex + Int(offset - segment.start)
+    return [UInt8](segment.bytes[start..<start + count])
+  }
+
+  /// True when the MP4 `moov` box (the sample table) has wholly arrived: the top-level boxes are
+  /// walked from the start by their sizes, skipping the audio (`mdat`) without needing its bytes.
+  var hasMP4SampleTable: Bool {
+    var offset: Int64 = 0
+    while let header = bytes(at: offset, count: 8) {
+      let type = String(decoding: header[4..<8], as: UTF8.self)
+      var size = header[0..<4].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+      if size == 1 {
+        // A 64-bit size follows the type.
+        guard let large = bytes(at: offset + 8, count: 8) else { return false }
+        size = large.reduce(Int64(0)) { $0 << 8 | Int64($1) }
+      } else if size == 0, let end {
+        size = end - offset  // the box runs to the end of the file
+      }
+      guard size >= 8 else { return false }
+      if type == "moov" { return has(offset, count: size) }
+      offset += size
+    }
+    return false
+  }
+
   /// True when the bytes `offset..<offset + count` have all arrived.
   func has(_ offset: Int64, count: Int64) -> Bool {
     count <= 0 || contiguous(from: offset) >= count

@@ -71,22 +71,13 @@ struct FFmpegFormatsTests {
     let decoder = try DecoderFactory.make(for: format.kind)
     decoder.setInputLength(Int64(bytes.count))
     try decoder.feed(bytes)
-    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 8192, alignment: 16)
-    defer { buffer.deallocate() }
-    _ = try decoder.decode(into: buffer)
+    _ = try decodeAvailable(decoder)
     let target: Int64 = 50_000
     let (reached, offset) = try decoder.seek(toFrame: target)
     #expect(reached == target)
     #expect(offset == Int64(bytes.count), "all bytes are here: nothing more to feed")
     decoder.finishInput()
-    var pcm = Data()
-    loop: while true {
-      switch try decoder.decode(into: buffer) {
-      case .pcm(let count):
-        pcm.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-      case .needMore, .done: break loop
-      }
-    }
+    let pcm = try decodeAvailable(decoder).pcm
     let after = samples(pcm)
     let expected = whole[(Int(target) * 2)...]
     #expect(after.count == expected.count)

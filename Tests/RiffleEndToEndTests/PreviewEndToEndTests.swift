@@ -17,19 +17,28 @@ struct PreviewEndToEndTests {
       .split(separator: " ").last.map(String.init)
   }
 
-  @Test("an M4A served slowly plays to the WAV exactly as decoded, with its total time shown")
-  func previewPlaysWhole() throws {
-    let bytes = try Data(contentsOf: TestFiles.fixture("short.m4a"))
-    let feed = """
-      {"songs":[\(PlayerHarness.song("p1", "Preview Song", likes: 3, audio: "/previews/p1.m4a"))]}
-      """
+  /// Starts riffle on a feed of one song served throttled at `/previews/ID.m4a`, playing into
+  /// a WAV file.
+  private func start(
+    _ bytes: Data, id: String, title: String, bytesPerSecond: Int
+  ) throws -> (harness: PlayerHarness, tmux: TmuxSession, wav: URL) {
+    let path = "/previews/\(id).m4a"
+    let feed = "{\"songs\":[\(PlayerHarness.song(id, title, likes: 0, audio: path))]}"
     let harness = try PlayerHarness(
       feed: feed,
       extraRoutes: [
-        "/previews/p1.m4a": .throttled(bytes, contentType: "audio/x-m4a", bytesPerSecond: 30_000)
+        path: .throttled(bytes, contentType: "audio/mp4", bytesPerSecond: bytesPerSecond)
       ])
     let wav = harness.home.file("played.wav")
-    let tmux = try harness.start(audio: "wav:\(wav.path)")
+    return (harness, try harness.start(audio: "wav:\(wav.path)"), wav)
+  }
+
+  @Test("an M4A served slowly plays to the WAV exactly as decoded, with its total time shown")
+  func previewPlaysWhole() throws {
+    let bytes = try Data(contentsOf: TestFiles.fixture("short.m4a"))
+    let (harness, tmux, wav) = try start(
+      bytes, id: "p1", title: "Preview Song", bytesPerSecond: 30_000)
+    defer { withExtendedLifetime(harness) {} }
     try tmux.waitFor("Preview Song")
     let playing = try tmux.waitUntil(timeout: 15) { totalTime($0) == "0:04" }
     #expect(!playing.contains("Cannot play"), "screen:\n\(playing)")
@@ -51,16 +60,8 @@ struct PreviewEndToEndTests {
     let m4a = try TestFiles.encodeM4A(
       TestFiles.catalog.appendingPathComponent("audio/riffle-003.mp3"), into: dir)
     let bytes = try Data(contentsOf: m4a)
-    let feed = """
-      {"songs":[\(PlayerHarness.song("p2", "Long Preview", likes: 0, audio: "/previews/p2.m4a"))]}
-      """
-    let harness = try PlayerHarness(
-      feed: feed,
-      extraRoutes: [
-        "/previews/p2.m4a": .throttled(bytes, contentType: "audio/mp4", bytesPerSecond: 24_000)
-      ])
-    let wav = harness.home.file("played.wav")
-    let tmux = try harness.start(audio: "wav:\(wav.path)")
+    let (harness, tmux, wav) = try start(
+      bytes, id: "p2", title: "Long Preview", bytesPerSecond: 24_000)
     let before = try FaultHarness.waitForClock(tmux, atLeast: 1, timeout: 15)
     let from = try #require(FaultHarness.clock(before))
     #expect(totalTime(before) == "0:15", "screen:\n\(before)")
