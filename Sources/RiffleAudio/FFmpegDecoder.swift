@@ -196,6 +196,10 @@ public final class FFmpegDecoder: AudioDecoder {
     }
     format = context
     if !usesIndex {
+      // Demuxers that opened fine may still have looked at the end of the file for tags or the
+      // length (ADTS, Ogg) and found nothing yet: they do without. Only what the stream needs
+      // to start must be here.
+      input.starved = false
       let found = avformat_find_stream_info(context, nil)
       if input.starved && !finished { return false }
       if found < 0 { throw DecodeError.corrupt(FFmpegDecoder.message(found)) }

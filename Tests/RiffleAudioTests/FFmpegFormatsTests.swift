@@ -91,6 +91,27 @@ struct FFmpegFormatsTests {
     }
   }
 
+  @Test("formats without an index start before their end arrives", arguments: [0, 2, 3])
+  func startsEarly(_ index: Int) throws {
+    let dir = try TemporaryDirectory()
+    let format = Self.formats[index]
+    let out = dir.file(format.file)
+    let song = TestFiles.catalog.appendingPathComponent("audio/riffle-003.mp3")
+    let result = try runProgram(
+      "/usr/bin/ffmpeg",
+      ["-nostdin", "-loglevel", "error", "-i", song.path] + format.arguments + [out.path])
+    try #require(result.status == 0, "ffmpeg: \(result.stderr)")
+    let bytes = try Data(contentsOf: out)
+    let decoder = try DecoderFactory.make(for: format.kind)
+    decoder.setInputLength(Int64(bytes.count))
+    try decoder.feed(bytes.prefix(bytes.count / 2))
+    let (pcm, done) = try decodeAvailable(decoder)
+    let seconds = Double(pcm.count / PCMFormat.bytesPerFrame) / 44_100
+    #expect(!done)
+    // All but the lookahead (and libavformat's read buffer) of the half decodes: seconds of it.
+    #expect(seconds > 0.5, "\(seconds) s of the first half of a 15.8 s song")
+  }
+
   @Test("a seek before the whole file is here waits for it (no index to find the bytes)")
   func seekWaitsForWholeFile() throws {
     let dir = try TemporaryDirectory()
