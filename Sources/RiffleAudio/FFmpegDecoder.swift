@@ -412,8 +412,13 @@ public final class FFmpegDecoder: AudioDecoder {
       let pts =
         frame.pointee.pts != riffle_av_nopts_value()
         ? frame.pointee.pts : frame.pointee.best_effort_timestamp
-      outputPosition = av_rescale_q(
-        pts, stream.pointee.time_base, AVRational(num: 1, den: Int32(PCMFormat.sampleRate)))
+      if pts == riffle_av_nopts_value() {
+        // No timestamp to trim by: play from where the demuxer landed.
+        dropBefore = nil
+      } else {
+        outputPosition = av_rescale_q(
+          pts, stream.pointee.time_base, AVRational(num: 1, den: Int32(PCMFormat.sampleRate)))
+      }
     }
     try resample(frame, capacity: swr_get_out_samples(resampler, frame.pointee.nb_samples))
     hasFormat = true
