@@ -14,19 +14,56 @@ import TOMLKit
 /// accent = "#ff5a78"          # or a palette number, 0-255
 /// ```
 ///
+/// Before any table, `lyrics_url = "https://lrclib.net"` names the LRCLIB server to ask.
+///
 /// Whatever cannot be understood is reported with its line and left at its default; the rest
 /// of the file still applies.
 public struct Config: Equatable, Sendable {
   public var keyMap: KeyMap
   public var theme: Theme
+  /// `lyrics_url`: the LRCLIB server, when the file names one.
+  public var lyricsURL: URL?
 
-  public init(keyMap: KeyMap = .standard, theme: Theme = .standard) {
+  public init(keyMap: KeyMap = .standard, theme: Theme = .standard, lyricsURL: URL? = nil) {
     self.keyMap = keyMap
     self.theme = theme
+    self.lyricsURL = lyricsURL
   }
 
   public static func == (a: Config, b: Config) -> Bool {
-    a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings
+    a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings && a.lyricsURL == b.lyricsURL
+  }
+
+  /// A web service's base URL as a user writes it: http(s) with a host; nil otherwise.
+  public static func serviceURL(_ text: String) -> URL? {
+    guard let url = URL(string: text.trimmingCharacters(in: .whitespaces)),
+      let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+      let host = url.host, !host.isEmpty
+    else { return nil }
+    return url
+  }
+
+  /// The base URL of a service: the command-line flag, then the environment variable, then
+  /// the config file, then the default. A flag or variable that is not an http(s) URL is an
+  /// error naming where it came from.
+  public static func resolveServiceURL(
+    flag: (name: String, value: String?), environment: (name: String, value: String?),
+    file: URL?, fallback: URL
+  ) throws(ServiceURLError) -> URL {
+    for (source, value) in [flag, environment] {
+      guard let value, !value.isEmpty else { continue }
+      guard let url = serviceURL(value) else {
+        throw ServiceURLError(message: "\(source) must be an http(s):// address, not '\(value)'")
+      }
+      return url
+    }
+    return file ?? fallback
+  }
+
+  /// A base URL given on the command line or in the environment that cannot be used.
+  public struct ServiceURLError: Error, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
   }
 
   /// Something in the file that was not used, with the line it is on.
@@ -43,6 +80,8 @@ public struct Config: Equatable, Sendable {
     ("previous", .previous), ("next", .next), ("play_pause", .togglePlay), ("like", .toggleLike),
     ("help", .toggleHelp), ("quit", .quit), ("seek_back", .seek(by: -10)),
     ("seek_forward", .seek(by: 10)), ("retry", .retry), ("restart", .seekTo(0)),
+    ("lyrics", .toggleLyrics), ("lyrics_up", .scrollLyrics(-1)), ("lyrics_down", .scrollLyrics(1)),
+    ("lyrics_page_up", .pageLyrics(-1)), ("lyrics_page_down", .pageLyrics(1)),
   ]
 
   /// Reads a config file's text. Never fails: problems come back beside the config.
@@ -65,9 +104,19 @@ public struct Config: Equatable, Sendable {
     }
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 
-    for key in table.keys where key != "keys" && key != "theme" {
+    for key in table.keys where !["keys", "theme", "lyrics_url"].contains(key) {
       problems.append(
         Problem(line: lineOf(key, section: nil, in: lines), message: "unknown setting '\(key)'"))
+    }
+    if let value = table["lyrics_url"] {
+      if let text = value.string, let url = serviceURL(text) {
+        config.lyricsURL = url
+      } else {
+        problems.append(
+          Problem(
+            line: lineOf("lyrics_url", section: nil, in: lines),
+            message: "'lyrics_url' must be an http(s):// address"))
+      }
     }
 
     if let keys = table["keys"] {

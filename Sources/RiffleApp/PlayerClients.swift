@@ -10,17 +10,44 @@ public struct PlayerClients: Sendable {
     @Sendable (URL, @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void) -> Void
   public var audio: AudioClient
   public var likes: LikesClient
+  public var lyrics: LyricsClient
 
   public init(
     loadFeed:
       @escaping @Sendable (URL, @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void)
       -> Void,
-    audio: AudioClient, likes: LikesClient
+    audio: AudioClient, likes: LikesClient, lyrics: LyricsClient = .unavailable
   ) {
     self.loadFeed = loadFeed
     self.audio = audio
     self.likes = likes
+    self.lyrics = lyrics
   }
+}
+
+/// Finding a song's lyrics.
+public struct LyricsClient: Sendable {
+  /// Looks up the lyrics of a song; the completion may run on any thread.
+  public var load:
+    @Sendable (Song, @escaping @Sendable (Result<Lyrics, LyricsLoadError>) -> Void) -> Void
+
+  public init(
+    load:
+      @escaping @Sendable (Song, @escaping @Sendable (Result<Lyrics, LyricsLoadError>) -> Void)
+      -> Void
+  ) {
+    self.load = load
+  }
+
+  /// A .lrc beside local files, the cache, then LRCLIB.
+  public static func live(_ source: LyricsSource) -> LyricsClient {
+    LyricsClient(load: { song, done in source.load(song, completion: done) })
+  }
+
+  /// For players built without a lyrics source: every request fails and says so.
+  public static let unavailable = LyricsClient(load: { _, done in
+    done(.failure(.invalid("Lyrics are not available here")))
+  })
 }
 
 /// Playback as the view model drives it.

@@ -21,6 +21,13 @@ public enum PlayerAction: Equatable, Sendable {
   case togglePlay
   case toggleLike
   case toggleHelp
+  /// Show or hide the lyrics of the current song.
+  case toggleLyrics
+  /// Scroll plain lyrics by some lines (negative: up).
+  case scrollLyrics(Int)
+  /// Scroll plain lyrics by some pages (negative: up). The view model turns this into lines
+  /// for the screen's size; without one, a page is `PlayerState.lyricsPageLines`.
+  case pageLyrics(Int)
   /// Try again what failed: the feed, or the song on this page.
   case retry
   /// Move the play position by some seconds (negative: back).
@@ -43,6 +50,13 @@ public enum PlayerAction: Equatable, Sendable {
   /// The server refused the like: it is rolled back here and on this machine.
   case likeRejected(songID: String, liked: Bool, String)
 
+  // Lyrics, tagged with the song they are about.
+  case lyricsLoaded(songID: String, Lyrics)
+  /// They could not be had; `retry` when the cause may pass, as for the feed.
+  case lyricsFailed(songID: String, String, retry: Bool = false, retryAfter: Double? = nil)
+  /// The wait before try number `attempt` at loading a song's lyrics is over.
+  case retryLyrics(songID: String, attempt: Int)
+
   /// A frame of the timer (animations, spinner).
   case tick
 
@@ -55,7 +69,9 @@ extension PlayerAction {
   /// True for what the user asks for with a key or the mouse (as opposed to reports coming back).
   public var isUserIntent: Bool {
     switch self {
-    case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit:
+    case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .toggleLyrics, .scrollLyrics,
+      .pageLyrics,
+      .retry, .seek, .seekTo, .quit:
       return true
     default:
       return false

@@ -17,6 +17,11 @@ public enum PlayerEffect: Equatable, Sendable {
   case persistLike(songID: String, liked: Bool)
   /// Save a like on this machine only (a rollback of what the server refused).
   case storeLikeLocally(songID: String, liked: Bool)
+  /// Find the lyrics of this song (a .lrc beside a local file, the cache, then LRCLIB) and send
+  /// `.lyricsLoaded` or `.lyricsFailed`.
+  case loadLyrics(Song)
+  /// Send `.retryLyrics(songID:attempt:)` after this many seconds.
+  case scheduleLyricsRetry(after: Double, songID: String, attempt: Int)
   /// Stop audio, give the terminal back and exit.
   case quit
 }

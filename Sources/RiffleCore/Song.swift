@@ -14,10 +14,13 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable {
   public var isLiked: Bool
   /// Length in seconds when the source says; the decoder's figure replaces it once known.
   public var duration: Double?
+  /// The album the song is on, when the source says (lyrics are looked up by it).
+  public var album: String?
 
   public init(
     id: String, title: String, displayName: String, handle: String, imageURL: URL? = nil,
-    audioURL: URL, likeCount: Int = 0, isLiked: Bool = false, duration: Double? = nil
+    audioURL: URL, likeCount: Int = 0, isLiked: Bool = false, duration: Double? = nil,
+    album: String? = nil
   ) {
     self.id = id
     self.title = title
@@ -28,6 +31,7 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable {
     self.likeCount = likeCount
     self.isLiked = isLiked
     self.duration = duration
+    self.album = album
   }
 
   /// The same song with its like flipped and the count moved by one (never below zero).

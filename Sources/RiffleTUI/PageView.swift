@@ -51,6 +51,10 @@ public struct PageView {
     } else {
       drawEmpty(&screen, state: state)
     }
+    if state.overlay == .lyrics {
+      LyricsView(theme: theme, retryKey: keyMap.names(for: .retry).first)
+        .draw(&screen, state: state)
+    }
     if state.overlay == .help { drawHelp(&screen) }
     return screen
   }
@@ -273,6 +277,7 @@ public struct PageView {
       ([.previous, .next], "previous / next song"),
       ([.togglePlay], "play / pause"),
       ([.toggleLike], "like / unlike"),
+      ([.toggleLyrics], "show / hide lyrics"),
       ([.seek(by: -10), .seek(by: 10)], "back / forward 10 s"),
       ([.retry], "retry what failed"),
       ([.toggleHelp], "show / hide this help"),

@@ -17,8 +17,8 @@ struct Riffle: ParsableCommand {
     commandName: "riffle",
     abstract: "A full-screen terminal music player: one song a page, arrows to swipe.",
     discussion: """
-      Keys: Left/Right page between songs, space plays and pauses, l likes, ? shows help, \
-      q quits.
+      Keys: Left/Right page between songs, space plays and pauses, l likes, y shows lyrics, \
+      ? shows help, q quits.
 
       Examples:
         riffle                                   # the bundled catalog, offline
@@ -47,9 +47,19 @@ struct Riffle: ParsableCommand {
       valueName: "template"))
   var likesEndpoint: String?
 
+  @Option(
+    name: .customLong("lyrics-url"),
+    help: ArgumentHelp(
+      "The LRCLIB server lyrics come from (also RIFFLE_LYRICS_URL or lyrics_url in config.toml); default https://lrclib.net",
+      valueName: "url"))
+  var lyricsURL: String?
+
   func validate() throws {
     if let likesEndpoint, let problem = LikeSync.validate(likesEndpoint) {
       throw ValidationError("--likes-endpoint: \(problem)")
+    }
+    if let lyricsURL, Config.serviceURL(lyricsURL) == nil {
+      throw ValidationError("--lyrics-url must be an http(s):// address, not '\(lyricsURL)'")
     }
     guard AudioDriverChoice(argument: audio) != nil else {
       throw ValidationError("--audio must be auto, pulse, alsa, null or wav:PATH, not '\(audio)'")
@@ -63,12 +73,24 @@ struct Riffle: ParsableCommand {
       throw ValidationError("riffle needs a terminal (stdin and stdout must be a TTY)")
     }
     let paths = AppPaths.fromEnvironment()
+    let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
+    let lyricsBase: URL
+    do {
+      lyricsBase = try Config.resolveServiceURL(
+        flag: ("--lyrics-url", lyricsURL),
+        environment: (
+          "RIFFLE_LYRICS_URL", ProcessInfo.processInfo.environment["RIFFLE_LYRICS_URL"]
+        ),
+        file: config.lyricsURL, fallback: LyricsSource.defaultBaseURL)
+    } catch {
+      throw ValidationError(error.message)
+    }
     redirectStandardError(to: paths.logFile)
     MainActor.assumeIsolated {
       do {
         try startPlayer(
-          feedURL: feedURL, driver: driver, paths: paths,
-          likeSync: likesEndpoint.map { LikeSync(template: $0) })
+          feedURL: feedURL, driver: driver, paths: paths, config: (config, problems),
+          lyricsBase: lyricsBase, likeSync: likesEndpoint.map { LikeSync(template: $0) })
       } catch {
         FileHandle.standardError.write(Data("riffle: \(error)\n".utf8))
         Foundation.exit(1)
@@ -110,8 +132,10 @@ private var liveModel: PlayerViewModel?
 
 @MainActor
 private func startPlayer(
-  feedURL: URL, driver: AudioDriverChoice, paths: AppPaths, likeSync: LikeSync?
+  feedURL: URL, driver: AudioDriverChoice, paths: AppPaths,
+  config: (config: Config, problems: [Config.Problem]), lyricsBase: URL, likeSync: LikeSync?
 ) throws {
+  let (config, problems) = config
   let terminal = try NCursesTerminal()
   let likeStore = LikeStore(file: paths.likesFile)
   let feeds = FeedSource()
@@ -122,8 +146,11 @@ private func startPlayer(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
       output: { try AudioOutput.open(driver) },
       events: { event in box.model?.post(event.action) }),
-    likes: .live(likeStore, remote: likeSync))
-  let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
+    likes: .live(likeStore, remote: likeSync),
+    lyrics: .live(
+      LyricsSource(
+        baseURL: lyricsBase,
+        cache: DiskCache(folder: paths.cache.appendingPathComponent("lyrics"), capacity: 8 << 20))))
   let artwork = Artwork(
     mode: Artwork.mode(
       environment: ProcessInfo.processInfo.environment, terminalColors: terminal.colorCount),
