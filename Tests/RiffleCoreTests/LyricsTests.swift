@@ -108,9 +108,10 @@ struct LRCParserTests {
 
   @Test("Lines at the same time keep the order of the file")
   func equalTimesKeepOrder() {
-    #expect(texts("[00:05.00]first\n[00:01.00]early\n[00:05.00]second") == [
-      "early", "first", "second",
-    ])
+    #expect(
+      texts("[00:05.00]first\n[00:01.00]early\n[00:05.00]second") == [
+        "early", "first", "second",
+      ])
   }
 
   @Test("Text without any tag is kept apart as untimed text")
@@ -125,7 +126,8 @@ struct LRCParserTests {
 
   @Test("Plain text keeps blank lines between verses and drops those at the ends")
   func plainText() {
-    #expect(Lyrics.fromPlainText("\n\nOne\r\nTwo\n\nThree  \n\n") == .plain(["One", "Two", "", "Three"]))
+    #expect(
+      Lyrics.fromPlainText("\n\nOne\r\nTwo\n\nThree  \n\n") == .plain(["One", "Two", "", "Three"]))
     #expect(Lyrics.fromPlainText(" \n \n") == nil)
   }
 }
