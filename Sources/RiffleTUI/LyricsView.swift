@@ -81,9 +81,15 @@ public struct LyricsView {
       let spinner = PageView.spinnerFrames[state.frame % PageView.spinnerFrames.count]
       notice(&screen, "\(spinner) Loading lyrics…", y: middle, inner: inner, margin: margin)
     case .failed(let reason):
-      notice(&screen, reason, y: middle, inner: inner, margin: margin, color: theme.error)
-      if let retryKey, middle + 2 < area.upperBound {
-        notice(&screen, "\(retryKey) tries again", y: middle + 2, inner: inner, margin: margin)
+      // A long reason wraps onto the rows below rather than losing its end.
+      let lines = Self.wrap(TextSanitizer.sanitize(reason), width: inner)
+      for (offset, line) in lines.enumerated() where area.contains(middle + offset) {
+        notice(&screen, line, y: middle + offset, inner: inner, margin: margin, color: theme.error)
+      }
+      if let retryKey, middle + lines.count + 1 < area.upperBound {
+        notice(
+          &screen, "\(retryKey) tries again", y: middle + lines.count + 1, inner: inner,
+          margin: margin)
       }
     case .loaded(.notFound):
       notice(&screen, "No lyrics found for this song", y: middle, inner: inner, margin: margin)
@@ -136,6 +142,24 @@ public struct LyricsView {
     if first + rows < lines.count {
       write(&screen, "▼", x: x, y: area.upperBound - 1, margin: margin, style: arrow)
     }
+  }
+
+  /// Splits text into lines of at most `width` columns at spaces; a word longer than a line
+  /// is left for `Screen.put` to cut.
+  static func wrap(_ text: String, width: Int) -> [String] {
+    guard width > 0 else { return [text] }
+    var lines: [String] = []
+    var line = ""
+    for word in text.split(separator: " ") {
+      let candidate = line.isEmpty ? String(word) : line + " " + word
+      if DisplayWidth.of(candidate) <= width || line.isEmpty {
+        line = candidate
+      } else {
+        lines.append(line)
+        line = String(word)
+      }
+    }
+    return lines + [line]
   }
 
   private func notice(
