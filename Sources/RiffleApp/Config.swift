@@ -64,6 +64,10 @@ public struct Config: Equatable, Sendable {
   public struct ServiceURLError: Error, Equatable, CustomStringConvertible {
     public var message: String
     public var description: String { message }
+
+    public init(message: String) {
+      self.message = message
+    }
   }
 
   /// Something in the file that was not used, with the line it is on.

@@ -92,9 +92,11 @@ public final class PlayerViewModel {
         if let action = pointer.handle(event, layout: layout, state: state) {
           send(action)
         }
-      } else if let action = keyMap.action(for: key) {
+      } else if let bound = keyMap.action(for: key) {
         let (width, height) = terminal.size
-        send(LyricsView.resolve(action, state: state, width: width, height: height))
+        guard let action = LyricsView.resolve(bound, state: state, width: width, height: height)
+        else { continue }
+        send(action)
         if state.isQuitting { break }
       }
     }

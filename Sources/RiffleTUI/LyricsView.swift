@@ -34,10 +34,11 @@ public struct LyricsView {
 
   /// Turns a scrolling key into the exact scroll it makes at this size: a page is the lyrics'
   /// height less one line, and nothing scrolls past the last full page (so no key press is
-  /// spent going back from beyond the end). Other actions pass through.
+  /// spent going back from beyond the end). While no plain lyrics are shown a scrolling key
+  /// means nothing and gives nil, like a key without a binding. Other actions pass through.
   public static func resolve(
     _ action: PlayerAction, state: PlayerState, width: Int, height: Int
-  ) -> PlayerAction {
+  ) -> PlayerAction? {
     let delta: Int
     switch action {
     case .scrollLyrics(let lines): delta = lines
@@ -48,7 +49,7 @@ public struct LyricsView {
     guard state.overlay == .lyrics, let panel = state.lyrics,
       case .loaded(.plain(let lines)) = panel.phase,
       let rows = area(width: width, height: height)?.count
-    else { return action }
+    else { return nil }
     let first = firstLine(scroll: panel.scroll, lineCount: lines.count, rows: rows)
     let target = min(max(0, first + delta), max(0, lines.count - rows))
     return .scrollLyrics(target - panel.scroll)

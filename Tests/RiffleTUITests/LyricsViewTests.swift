@@ -162,7 +162,7 @@ struct LyricsViewTests {
     let rows = try #require(LyricsView.area(width: 80, height: 24)).count
     let lines = LyricsFixture.plain.count
     let state = LyricsScene.plainTop.state
-    func resolve(_ action: PlayerAction, _ state: PlayerState) -> PlayerAction {
+    func resolve(_ action: PlayerAction, _ state: PlayerState) -> PlayerAction? {
       LyricsView.resolve(action, state: state, width: 80, height: 24)
     }
     #expect(resolve(.scrollLyrics(1), state) == .scrollLyrics(1))
@@ -173,10 +173,10 @@ struct LyricsViewTests {
     let beyond = LyricsFixture.showing(.loaded(.plain(LyricsFixture.plain)), scroll: 39)
     #expect(resolve(.scrollLyrics(1), beyond) == .scrollLyrics(lines - rows - 39))
     #expect(resolve(.scrollLyrics(-1), beyond) == .scrollLyrics(lines - rows - 1 - 39))
-    // Anything else, or lyrics that are not plain, pass through.
+    // Anything else passes through; scrolling means nothing without plain lyrics shown.
     #expect(resolve(.next, state) == .next)
-    let synced = LyricsScene.syncedMiddle.state
-    #expect(resolve(.pageLyrics(1), synced) == .pageLyrics(1))
+    #expect(resolve(.pageLyrics(1), LyricsScene.syncedMiddle.state) == nil)
+    #expect(resolve(.scrollLyrics(1), PageFixture.playing()) == nil)
   }
 
   @Test(
