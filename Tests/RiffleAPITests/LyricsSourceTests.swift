@@ -50,20 +50,6 @@ final class LyricsResultBox: @unchecked Sendable {
   func set(_ value: Result<Lyrics, LyricsLoadError>) { lock.withLock { stored = value } }
 }
 
-/// A query string read the way LRCLIB's server reads it (form encoding: "+" is a space).
-func formQuery(_ target: String) -> [String: String] {
-  guard let query = target.split(separator: "?", maxSplits: 1).dropFirst().first else { return [:] }
-  var items: [String: String] = [:]
-  for pair in query.split(separator: "&") {
-    let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-    func decode(_ text: Substring) -> String {
-      text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
-    }
-    items[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
-  }
-  return items
-}
-
 @Suite("LRCLIB: decoding its answers")
 struct LyricsDecodingTests {
   @Test("A record with synced lyrics gives the timed lines; the empty last line is a pause")
@@ -152,7 +138,7 @@ struct LyricsSourceTests {
     #expect(request.method == "GET")
     #expect(request.path == "/lrclib/api/get")
     #expect(
-      formQuery(request.target) == [
+      request.formQuery == [
         "artist_name": "AC/DC & \"Friends\"", "track_name": "1+1=2 & more #1? 100% / 夜明け",
         "album_name": "Baldur's Gate 3 (Original Game Soundtrack)", "duration": "233",
       ])
@@ -172,7 +158,7 @@ struct LyricsSourceTests {
     let request = try #require(server.requests.first)
     #expect(request.path == "/api/get")
     #expect(
-      formQuery(request.target) == [
+      request.formQuery == [
         "artist_name": "Borislav Slavov", "track_name": "I Want to Live",
       ])
 

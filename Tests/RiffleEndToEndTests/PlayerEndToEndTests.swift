@@ -22,12 +22,18 @@ final class PlayerHarness {
     home = try TemporaryDirectory("riffle-e2e")
   }
 
-  /// Starts riffle on the served feed; `audio` is the --audio value.
+  /// Starts riffle on the served feed; `audio` is the --audio value, `arguments` more options
+  /// and `environment` more variables.
   @discardableResult
-  func start(audio: String = "null", width: Int = 80, height: Int = 24) throws -> TmuxSession {
+  func start(
+    audio: String = "null", width: Int = 80, height: Int = 24, arguments: [String] = [],
+    environment: [String: String] = [:]
+  ) throws -> TmuxSession {
     let session = try TmuxSession(
-      command: [TestFiles.riffleBinary, server.url("/feed.json").absoluteString, "--audio", audio],
-      environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 },
+      command: [TestFiles.riffleBinary, server.url("/feed.json").absoluteString, "--audio", audio]
+        + arguments,
+      environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }
+        .merging(environment) { $1 },
       width: width, height: height)
     tmux = session
     return session
