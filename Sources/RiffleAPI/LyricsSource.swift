@@ -132,7 +132,7 @@ public struct LyricsSource: Sendable {
 }
 
 /// Why lyrics could not be had: the transfer, or an answer that could not be read.
-public enum LyricsLoadError: Error, Equatable, Sendable {
+public enum LyricsLoadError: Error, Equatable, Sendable, TransferFailure {
   case http(HTTPError)
   case invalid(String)
 
@@ -143,15 +143,8 @@ public enum LyricsLoadError: Error, Equatable, Sendable {
     }
   }
 
-  /// True when trying again later may work (the network, the server's load).
-  public var isTransient: Bool {
-    if case .http(let error) = self { return error.isTransient }
-    return false
-  }
-
-  /// Seconds the server asked us to wait, if it did.
-  public var retryAfter: Double? {
-    if case .http(.status(_, _, _, let after?)) = self { return Double(after) }
+  public var transferError: HTTPError? {
+    if case .http(let error) = self { return error }
     return nil
   }
 }

@@ -115,6 +115,13 @@ private final class LyricsHarness {
     model.send(.playbackStarted(playID: model.state.playID, duration: 40))
   }
 
+  /// Presses y and answers the request with `lyrics`.
+  func showLyrics(_ lyrics: Lyrics) async {
+    press(.char("y"))
+    world.answerLyrics(world.lyricsAsked.count - 1, .success(lyrics))
+    await drainMainQueue()
+  }
+
   /// The text of the highlighted (accent, bold) lyrics row, if any.
   var highlighted: String? {
     let screen = terminal.screen
@@ -164,9 +171,7 @@ struct LyricsViewModelTests {
   func highlightFollowsTicks() async {
     let harness = LyricsHarness()
     await harness.startPlaying()
-    harness.press(.char("y"))
-    harness.world.answerLyrics(0, .success(Songs.synced))
-    await drainMainQueue()
+    await harness.showLyrics(Songs.synced)
     harness.tick(at: 4.05)
     #expect(harness.highlighted == "Sung line 1")
     harness.tick(at: 6.9)
@@ -185,9 +190,7 @@ struct LyricsViewModelTests {
   func wakeAtNextLine() async throws {
     let harness = LyricsHarness()
     await harness.startPlaying()
-    harness.press(.char("y"))
-    harness.world.answerLyrics(0, .success(Songs.synced))
-    await drainMainQueue()
+    await harness.showLyrics(Songs.synced)
     harness.tick(at: 4.2)
     #expect(harness.highlighted == "Sung line 1")
     let wait = try #require(harness.scheduler.delays.last)
@@ -208,9 +211,7 @@ struct LyricsViewModelTests {
   func pausedNoWake() async {
     let harness = LyricsHarness()
     await harness.startPlaying()
-    harness.press(.char("y"))
-    harness.world.answerLyrics(0, .success(Songs.synced))
-    await drainMainQueue()
+    await harness.showLyrics(Songs.synced)
     harness.tick(at: 5)
     #expect(!harness.scheduler.delays.isEmpty)
     harness.press(.char(" "))
@@ -260,10 +261,7 @@ struct LyricsViewModelTests {
   func plainScrollKeys() async throws {
     let harness = LyricsHarness()
     await harness.startPlaying()
-    harness.press(.char("y"))
-    let lines = (1...60).map { "Verse line \($0)" }
-    harness.world.answerLyrics(0, .success(.plain(lines)))
-    await drainMainQueue()
+    await harness.showLyrics(.plain((1...60).map { "Verse line \($0)" }))
     let area = try #require(LyricsView.area(width: 80, height: 24))
     func top() -> String { harness.terminal.screen.lines[area.lowerBound] }
     #expect(top().contains("Verse line 1 "))

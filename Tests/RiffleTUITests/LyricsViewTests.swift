@@ -187,14 +187,7 @@ struct LyricsViewTests {
     for width in [1, 10, 29, 30, 31, 47, 80, 133, 200] {
       for height in [1, 3, 8, 9, 10, 11, 12, 24, 60] {
         let screen = PageView().render(state, width: width, height: height)
-        let lines = screen.lines
-        let wrongRows = lines.indices.filter { DisplayWidth.of(lines[$0]) != width }
-        #expect(wrongRows.isEmpty, "\(scene) at \(width)x\(height): rows \(wrongRows)")
-        if let cell = brokenWideCell(in: screen) {
-          Issue.record("\(scene) at \(width)x\(height): broken wide character at \(cell)")
-        }
-        let scalars = screen.cells.flatMap { $0.text.unicodeScalars }
-        #expect(!scalars.contains(where: isForbidden), "\(scene) at \(width)x\(height)")
+        expectWellFormed(screen, "\(scene) at \(width)x\(height)")
         #expect(!screen.text.contains("pwned"))
       }
     }

@@ -158,6 +158,20 @@ func brokenWideCell(in screen: Screen) -> (x: Int, y: Int)? {
   return nil
 }
 
+/// Every row exactly as wide as the screen, wide characters whole, no control in any cell.
+func expectWellFormed(
+  _ screen: Screen, _ label: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+  let lines = screen.lines
+  let wrongRows = lines.indices.filter { DisplayWidth.of(lines[$0]) != screen.width }
+  #expect(wrongRows.isEmpty, "\(label): rows \(wrongRows)", sourceLocation: sourceLocation)
+  if let cell = brokenWideCell(in: screen) {
+    Issue.record("\(label): broken wide character at \(cell)", sourceLocation: sourceLocation)
+  }
+  let scalars = screen.cells.flatMap { $0.text.unicodeScalars }
+  #expect(!scalars.contains(where: isForbidden), "\(label)", sourceLocation: sourceLocation)
+}
+
 @Suite("Page view snapshots")
 struct PageViewSnapshotTests {
   @Test("Each scene at each size matches its snapshot", arguments: Scene.allCases, snapshotSizes)
@@ -276,14 +290,7 @@ struct PageViewSnapshotTests {
       for height in heights {
         let screen = PageView().render(state, width: width, height: height)
         #expect(screen.width == width && screen.height == height)
-        let lines = screen.lines
-        let wrongRows = lines.indices.filter { DisplayWidth.of(lines[$0]) != width }
-        #expect(wrongRows.isEmpty, "\(scene) at \(width)x\(height): rows \(wrongRows)")
-        if let cell = brokenWideCell(in: screen) {
-          Issue.record("\(scene) at \(width)x\(height): broken wide character at \(cell)")
-        }
-        let scalars = screen.cells.flatMap { $0.text.unicodeScalars }
-        #expect(!scalars.contains(where: isForbidden), "\(scene) at \(width)x\(height)")
+        expectWellFormed(screen, "\(scene) at \(width)x\(height)")
       }
     }
   }
