@@ -14,19 +14,37 @@ import TOMLKit
 /// accent = "#ff5a78"          # or a palette number, 0-255
 /// ```
 ///
+/// Top-level settings: `itunes_url = "https://itunes.apple.com"` (the search catalog).
+///
 /// Whatever cannot be understood is reported with its line and left at its default; the rest
 /// of the file still applies.
 public struct Config: Equatable, Sendable {
   public var keyMap: KeyMap
   public var theme: Theme
+  /// The iTunes Search API's base URL, when the file sets one.
+  public var itunesURL: URL?
 
-  public init(keyMap: KeyMap = .standard, theme: Theme = .standard) {
+  public init(keyMap: KeyMap = .standard, theme: Theme = .standard, itunesURL: URL? = nil) {
     self.keyMap = keyMap
     self.theme = theme
+    self.itunesURL = itunesURL
   }
 
   public static func == (a: Config, b: Config) -> Bool {
-    a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings
+    a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings && a.itunesURL == b.itunesURL
+  }
+
+  /// Settings that hold a base URL, and where each goes.
+  static var urlSettings: [(name: String, path: WritableKeyPath<Config, URL?>)] {
+    [("itunes_url", \.itunesURL)]
+  }
+
+  /// An http(s) URL for a service, or nil.
+  public static func serviceURL(_ text: String) -> URL? {
+    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+      scheme == "http" || scheme == "https", url.host != nil
+    else { return nil }
+    return url
   }
 
   /// Something in the file that was not used, with the line it is on.
@@ -43,6 +61,7 @@ public struct Config: Equatable, Sendable {
     ("previous", .previous), ("next", .next), ("play_pause", .togglePlay), ("like", .toggleLike),
     ("help", .toggleHelp), ("quit", .quit), ("seek_back", .seek(by: -10)),
     ("seek_forward", .seek(by: 10)), ("retry", .retry), ("restart", .seekTo(0)),
+    ("search", .openSearch), ("artist", .showArtist), ("cancel", .cancelSearch),
   ]
 
   /// Reads a config file's text. Never fails: problems come back beside the config.
@@ -65,9 +84,21 @@ public struct Config: Equatable, Sendable {
     }
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 
-    for key in table.keys where key != "keys" && key != "theme" {
+    let urlNames = Set(urlSettings.map(\.name))
+    for key in table.keys where key != "keys" && key != "theme" && !urlNames.contains(key) {
       problems.append(
         Problem(line: lineOf(key, section: nil, in: lines), message: "unknown setting '\(key)'"))
+    }
+    for (name, path) in urlSettings {
+      guard let value = table[name] else { continue }
+      if let text = value.string, let url = serviceURL(text) {
+        config[keyPath: path] = url
+      } else {
+        problems.append(
+          Problem(
+            line: lineOf(name, section: nil, in: lines),
+            message: "'\(name)' must be an http:// or https:// URL (using the default)"))
+      }
     }
 
     if let keys = table["keys"] {

@@ -87,6 +87,9 @@ public final class PlayerViewModel {
         if let action = pointer.handle(event, layout: layout, state: state) {
           send(action)
         }
+      } else if state.overlay == .search {
+        // The prompt takes the keys: they edit the line.
+        if let action = SearchKeys.action(for: key) { send(action) }
       } else if let action = keyMap.action(for: key) {
         send(action)
         if state.isQuitting { break }
@@ -160,6 +163,36 @@ public final class PlayerViewModel {
           self?.post(.feedPageFailed(error.userMessage))
         }
       }
+    case .runQuery(let query, let offset, let limit):
+      let likes = clients.likes
+      clients.queries.run(query, offset, limit) { [weak self] result in
+        switch (result, offset) {
+        case (.success(let answer), 0):
+          self?.post(
+            .queryLoaded(
+              query, answer.songs.applyingLocalLikes(likes.all()), hidden: answer.hidden,
+              skipped: answer.skipped, received: answer.received))
+        case (.success(let answer), _):
+          self?.post(
+            .queryPageLoaded(
+              query, offset: offset, answer.songs.applyingLocalLikes(likes.all()),
+              received: answer.received))
+        case (.failure(let error), 0):
+          self?.post(
+            .queryFailed(
+              query, error.userMessage, retry: error.isTransient, retryAfter: error.retryAfter))
+        case (.failure(let error), _):
+          self?.post(
+            .queryPageFailed(
+              query, error.userMessage, retry: error.isTransient, retryAfter: error.retryAfter))
+        }
+      }
+    case .scheduleQueryRetry(let delay, let attempt):
+      scheduler.after(delay) { [weak self] in self?.send(.retryQuery(attempt: attempt)) }
+    case .scheduleQueryPageRetry(let delay, let attempt):
+      scheduler.after(delay) { [weak self] in self?.send(.retryQueryPage(attempt: attempt)) }
+    case .saveSearchHistory(let terms):
+      clients.saveSearchHistory(terms)
     case .scheduleFeedRetry(let delay, let attempt):
       scheduler.after(delay) { [weak self] in self?.send(.retryFeed(attempt: attempt)) }
     case .seek(let position, let playID):
