@@ -222,7 +222,8 @@ public enum ITunesDecoder {
     guard case .object = item else { return nil }
     // Music videos, podcasts and the like are not songs to play here.
     if let kind = item["kind"]?.text, kind != "song" { return nil }
-    guard let previewText = item["previewUrl"]?.nonEmptyText, let preview = URL(string: previewText),
+    guard let previewText = item["previewUrl"]?.nonEmptyText,
+      let preview = URL(string: previewText),
       let scheme = preview.scheme?.lowercased(), scheme == "http" || scheme == "https"
     else { return nil }
     let id = item["trackId"]?.int.map { "itunes:\($0)" } ?? "itunes:" + previewText

@@ -170,7 +170,7 @@ private func closePrompt(_ state: inout PlayerState) {
 }
 
 private func resultsNote(_ query: SongQuery, hidden: Int, skipped: Int) -> String {
-  var parts = [query.label]
+  var parts = [query.resultsTitle]
   if hidden > 0 { parts.append(hidden == 1 ? "1 repeat hidden" : "\(hidden) repeats hidden") }
   if skipped > 0 {
     parts.append(skipped == 1 ? "1 without a preview" : "\(skipped) without a preview")

@@ -16,6 +16,14 @@ public enum SongQuery: Equatable, Hashable, Sendable {
     }
   }
 
+  /// What the status line says over the results.
+  public var resultsTitle: String {
+    switch self {
+    case .search(let term): return "Results for \u{201C}\(term)\u{201D}"
+    case .artist: return label
+    }
+  }
+
   /// What the activity line says while the query runs.
   public var activity: String {
     switch self {

@@ -17,7 +17,6 @@ public struct KeyMap: Sendable {
     .char("["): .seek(by: -10), .char("]"): .seek(by: 10),
     .shiftLeft: .seek(by: -10), .shiftRight: .seek(by: 10), .char("r"): .retry,
     .home: .seekTo(0), .char("/"): .openSearch, .char("a"): .showArtist,
-    .escape: .cancelSearch,
   ])
 
   public func action(for key: Key) -> PlayerAction? {

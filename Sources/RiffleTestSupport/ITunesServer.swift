@@ -86,7 +86,8 @@ public struct ITunesServer: Sendable {
 
   /// `{"resultCount": N, "results": [...]}` as iTunes sends it.
   public static func answer(_ results: [String]) -> LoopbackHTTPServer.Reply {
-    let body = "\n\n\n{\n \"resultCount\":\(results.count),\n \"results\": [\n"
+    let body =
+      "\n\n\n{\n \"resultCount\":\(results.count),\n \"results\": [\n"
       + results.joined(separator: ",\n") + "]\n}\n\n\n"
     return .respond(
       status: 200, headers: ["Content-Type": "text/javascript; charset=utf-8"],
@@ -144,7 +145,8 @@ public struct ITunesServer: Sendable {
   }
 
   static func quoted(_ text: String) -> String {
-    let data = try? JSONSerialization.data(withJSONObject: [text], options: [.withoutEscapingSlashes])
+    let data = try? JSONSerialization.data(
+      withJSONObject: [text], options: [.withoutEscapingSlashes])
     let array = data.flatMap { String(data: $0, encoding: .utf8) } ?? "[\"\"]"
     return String(array.dropFirst().dropLast())
   }

@@ -87,7 +87,8 @@ struct PlayerOptions: ParsableArguments {
         try startPlayer(
           first, driver: driver, paths: paths,
           likeSync: likesEndpoint.map { LikeSync(template: $0) },
-          itunesURL: itunesURL ?? environment["RIFFLE_ITUNES_URL"].flatMap { $0.isEmpty ? nil : $0 })
+          itunesURL: itunesURL ?? environment["RIFFLE_ITUNES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        )
       } catch {
         FileHandle.standardError.write(Data("riffle: \(error)\n".utf8))
         Foundation.exit(1)

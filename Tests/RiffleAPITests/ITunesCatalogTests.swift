@@ -120,7 +120,8 @@ struct ITunesCatalogTests {
     #expect(song.imageURL == nil)
   }
 
-  @Test("a number where text goes reads as text, a list as missing; videos, non-http previews skipped")
+  @Test(
+    "a number where text goes reads as text, a list as missing; videos, non-http previews skipped")
   func hostileFields() throws {
     let body = """
       {"resultCount":4,"results":[

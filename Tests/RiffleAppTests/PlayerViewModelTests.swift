@@ -657,12 +657,12 @@ struct ViewModelQueryTests {
     #expect(harness.screenText.contains("1 / 25"))
   }
 
-  @Test("Esc with the prompt closed drops a search still on its way; its results are ignored")
-  func escapeCancelsRequest() async {
+  @Test("cancel with the prompt closed drops a search still on its way; its results are ignored")
+  func cancelDropsRequest() async {
     let harness = Harness()
     await harness.startPlaying()
     harness.model.send(.runQuery(.search("slow")))
-    harness.press(.escape)
+    harness.model.send(.cancelSearch)
     #expect(harness.model.state.request == nil)
     harness.log.completeQuery(.success(QueryAnswer(songs: Self.results, received: 25)))
     await drainMainQueue()

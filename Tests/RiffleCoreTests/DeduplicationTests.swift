@@ -18,15 +18,17 @@ struct DeduplicationTests {
 
   @Test("a remaster is the same song: the first (most popular) is kept")
   func remaster() {
-    #expect(kept(["Here Comes the Sun (Remastered 2009)", "Here Comes the Sun"]) == [
-      "Here Comes the Sun (Remastered 2009)"
-    ])
+    #expect(
+      kept(["Here Comes the Sun (Remastered 2009)", "Here Comes the Sun"]) == [
+        "Here Comes the Sun (Remastered 2009)"
+      ])
     #expect(kept(["Song", "Song - 2011 Remaster", "Song (Remastered)"]) == ["Song"])
   }
 
   @Test("a live recording is the same song, with a dash or in brackets")
   func live() {
-    #expect(kept(["Song", "Song - Live", "Song (Live at Wembley 1986)", "Song [Live]"]) == ["Song"])
+    #expect(
+      kept(["Song", "Song - Live", "Song (Live at Wembley 1986)", "Song [Live]"]) == ["Song"])
   }
 
   @Test("deluxe, bonus and edition markers are set aside")
@@ -58,7 +60,9 @@ struct DeduplicationTests {
 
   @Test("the same title by another artist is another song")
   func otherArtist() {
-    let songs = [song(1, "Hallelujah", by: "Leonard Cohen"), song(2, "Hallelujah", by: "Jeff Buckley")]
+    let songs = [
+      song(1, "Hallelujah", by: "Leonard Cohen"), song(2, "Hallelujah", by: "Jeff Buckley"),
+    ]
     #expect(SongDeduplicator.unique(songs).songs.count == 2)
   }
 

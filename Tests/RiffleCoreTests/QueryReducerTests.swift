@@ -108,7 +108,7 @@ struct QueryResultsReducerTests {
       $0.playback = .loading
       $0.position = 0
       $0.duration = nil
-      $0.message = .init(.info, "“band”")
+      $0.message = .init(.info, "Results for “band”")
     }
   }
 
@@ -129,7 +129,7 @@ struct QueryResultsReducerTests {
       $0.playback = .loading
       $0.position = 0
       $0.duration = nil
-      $0.message = .init(.info, "“band” · 1 without a preview")
+      $0.message = .init(.info, "Results for “band” · 1 without a preview")
     }
   }
 
@@ -150,7 +150,7 @@ struct QueryResultsReducerTests {
       $0.playback = .loading
       $0.position = 0
       $0.duration = nil
-      $0.message = .init(.info, "“band”")
+      $0.message = .init(.info, "Results for “band”")
     }
   }
 
