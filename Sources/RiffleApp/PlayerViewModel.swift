@@ -207,8 +207,11 @@ public final class PlayerViewModel {
       clients.likes.set(id, liked) { [weak self] error in
         if let error { self?.post(.likeSaveFailed(songID: id, liked: liked, error)) }
       }
-      clients.likes.sync(id, liked) { [weak self] refused, reason in
-        self?.post(.likeRejected(songID: id, liked: refused, reason))
+      // The likes server knows the feed's songs; search results are liked on this machine only.
+      if state.query == nil {
+        clients.likes.sync(id, liked) { [weak self] refused, reason in
+          self?.post(.likeRejected(songID: id, liked: refused, reason))
+        }
       }
     case .storeLikeLocally(let id, let liked):
       clients.likes.set(id, liked) { error in

@@ -685,3 +685,20 @@ struct ViewModelQueryTests {
         .count == 2)
   }
 }
+
+@Suite("PlayerViewModel: likes on search results")
+@MainActor
+struct ViewModelQueryLikeTests {
+  @Test("a like on a search result is saved here but not sent to the feed's likes server")
+  func resultLikesStayLocal() async {
+    let harness = Harness()
+    await harness.startPlaying()
+    harness.model.send(.runQuery(.search("band")))
+    harness.log.completeQuery(
+      .success(QueryAnswer(songs: ViewModelQueryTests.results, received: 25)))
+    await drainMainQueue()
+    harness.log.clearCalls()
+    harness.press(.char("l"))
+    #expect(harness.log.calls == [.setLike(songID: "itunes:1", liked: true)])
+  }
+}
