@@ -23,9 +23,18 @@ public struct LyricsSource: Sendable {
   }
 
   /// Looks for the lyrics of `song`; the completion runs off the main queue.
+  ///
+  /// The audio of a preview (a song with a `trackLength`) is a cut from somewhere inside the
+  /// recording, so the times of synced lyrics do not hold for it: its lyrics come as plain text.
   public func load(
     _ song: Song, completion: @escaping @Sendable (Result<Lyrics, LyricsLoadError>) -> Void
   ) {
+    let completion: @Sendable (Result<Lyrics, LyricsLoadError>) -> Void = { result in
+      guard song.trackLength != nil, case .success(.synced(let synced)) = result else {
+        return completion(result)
+      }
+      completion(.success(.plain(synced.lines.map(\.text))))
+    }
     if song.audioURL.isFileURL, let local = Self.localLyrics(besideAudio: song.audioURL) {
       return completion(.success(local))
     }
@@ -81,7 +90,8 @@ public struct LyricsSource: Sendable {
     if let album = song.album?.trimmingCharacters(in: .whitespaces), !album.isEmpty {
       items.append(URLQueryItem(name: "album_name", value: album))
     }
-    if let duration = song.duration, duration.isFinite, duration > 0 {
+    // LRCLIB matches the whole recording's length, not a preview's.
+    if let duration = song.trackLength ?? song.duration, duration.isFinite, duration > 0 {
       items.append(URLQueryItem(name: "duration", value: String(Int(duration.rounded()))))
     }
     components.queryItems = items

@@ -14,31 +14,43 @@ import TOMLKit
 /// accent = "#ff5a78"          # or a palette number, 0-255
 /// ```
 ///
-/// Before any table, `lyrics_url = "https://lrclib.net"` names the LRCLIB server to ask.
+/// Top-level settings: `itunes_url = "https://itunes.apple.com"` (the search catalog) and
+/// `lyrics_url = "https://lrclib.net"` (the LRCLIB server lyrics come from).
 ///
 /// Whatever cannot be understood is reported with its line and left at its default; the rest
 /// of the file still applies.
 public struct Config: Equatable, Sendable {
   public var keyMap: KeyMap
   public var theme: Theme
+  /// The iTunes Search API's base URL, when the file sets one.
+  public var itunesURL: URL?
   /// `lyrics_url`: the LRCLIB server, when the file names one.
   public var lyricsURL: URL?
 
-  public init(keyMap: KeyMap = .standard, theme: Theme = .standard, lyricsURL: URL? = nil) {
+  public init(
+    keyMap: KeyMap = .standard, theme: Theme = .standard, itunesURL: URL? = nil,
+    lyricsURL: URL? = nil
+  ) {
     self.keyMap = keyMap
     self.theme = theme
+    self.itunesURL = itunesURL
     self.lyricsURL = lyricsURL
   }
 
   public static func == (a: Config, b: Config) -> Bool {
-    a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings && a.lyricsURL == b.lyricsURL
+    a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings && a.itunesURL == b.itunesURL
+      && a.lyricsURL == b.lyricsURL
   }
 
-  /// A web service's base URL as a user writes it: http(s) with a host; nil otherwise.
+  /// Settings that hold a base URL, and where each goes.
+  static var urlSettings: [(name: String, path: WritableKeyPath<Config, URL?>)] {
+    [("itunes_url", \.itunesURL), ("lyrics_url", \.lyricsURL)]
+  }
+
+  /// An http(s) URL for a service, or nil.
   public static func serviceURL(_ text: String) -> URL? {
-    guard let url = URL(string: text.trimmingCharacters(in: .whitespaces)),
-      let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-      let host = url.host, !host.isEmpty
+    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+      scheme == "http" || scheme == "https", url.host != nil
     else { return nil }
     return url
   }
@@ -53,7 +65,8 @@ public struct Config: Equatable, Sendable {
     for (source, value) in [flag, environment] {
       guard let value, !value.isEmpty else { continue }
       guard let url = serviceURL(value) else {
-        throw ServiceURLError(message: "\(source) must be an http(s):// address, not '\(value)'")
+        throw ServiceURLError(
+          message: "\(source) must be an http:// or https:// URL, not '\(value)'")
       }
       return url
     }
@@ -84,6 +97,7 @@ public struct Config: Equatable, Sendable {
     ("previous", .previous), ("next", .next), ("play_pause", .togglePlay), ("like", .toggleLike),
     ("help", .toggleHelp), ("quit", .quit), ("seek_back", .seek(by: -10)),
     ("seek_forward", .seek(by: 10)), ("retry", .retry), ("restart", .seekTo(0)),
+    ("search", .openSearch), ("artist", .showArtist), ("cancel", .cancelSearch),
     ("lyrics", .toggleLyrics), ("lyrics_up", .scrollLyrics(-1)), ("lyrics_down", .scrollLyrics(1)),
     ("lyrics_page_up", .pageLyrics(-1)), ("lyrics_page_down", .pageLyrics(1)),
   ]
@@ -108,18 +122,20 @@ public struct Config: Equatable, Sendable {
     }
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 
-    for key in table.keys where !["keys", "theme", "lyrics_url"].contains(key) {
+    let urlNames = Set(urlSettings.map(\.name))
+    for key in table.keys where key != "keys" && key != "theme" && !urlNames.contains(key) {
       problems.append(
         Problem(line: lineOf(key, section: nil, in: lines), message: "unknown setting '\(key)'"))
     }
-    if let value = table["lyrics_url"] {
+    for (name, path) in urlSettings {
+      guard let value = table[name] else { continue }
       if let text = value.string, let url = serviceURL(text) {
-        config.lyricsURL = url
+        config[keyPath: path] = url
       } else {
         problems.append(
           Problem(
-            line: lineOf("lyrics_url", section: nil, in: lines),
-            message: "'lyrics_url' must be an http(s):// address"))
+            line: lineOf(name, section: nil, in: lines),
+            message: "'\(name)' must be an http:// or https:// URL (using the default)"))
       }
     }
 

@@ -92,6 +92,9 @@ public final class PlayerViewModel {
         if let action = pointer.handle(event, layout: layout, state: state) {
           send(action)
         }
+      } else if state.overlay == .search {
+        // The prompt takes the keys: they edit the line.
+        if let action = SearchKeys.action(for: key) { send(action) }
       } else if let bound = keyMap.action(for: key) {
         let (width, height) = terminal.size
         guard let action = LyricsView.resolve(bound, state: state, width: width, height: height)
@@ -198,6 +201,36 @@ public final class PlayerViewModel {
           self?.post(.feedPageFailed(error.userMessage))
         }
       }
+    case .runQuery(let query, let offset, let limit):
+      let likes = clients.likes
+      clients.queries.run(query, offset, limit) { [weak self] result in
+        switch (result, offset) {
+        case (.success(let answer), 0):
+          self?.post(
+            .queryLoaded(
+              query, answer.songs.applyingLocalLikes(likes.all()), hidden: answer.hidden,
+              skipped: answer.skipped, received: answer.received))
+        case (.success(let answer), _):
+          self?.post(
+            .queryPageLoaded(
+              query, offset: offset, answer.songs.applyingLocalLikes(likes.all()),
+              received: answer.received))
+        case (.failure(let error), 0):
+          self?.post(
+            .queryFailed(
+              query, error.userMessage, retry: error.isTransient, retryAfter: error.retryAfter))
+        case (.failure(let error), _):
+          self?.post(
+            .queryPageFailed(
+              query, error.userMessage, retry: error.isTransient, retryAfter: error.retryAfter))
+        }
+      }
+    case .scheduleQueryRetry(let delay, let attempt):
+      scheduler.after(delay) { [weak self] in self?.send(.retryQuery(attempt: attempt)) }
+    case .scheduleQueryPageRetry(let delay, let attempt):
+      scheduler.after(delay) { [weak self] in self?.send(.retryQueryPage(attempt: attempt)) }
+    case .saveSearchHistory(let terms):
+      clients.saveSearchHistory(terms)
     case .scheduleFeedRetry(let delay, let attempt):
       scheduler.after(delay) { [weak self] in self?.send(.retryFeed(attempt: attempt)) }
     case .loadLyrics(let song):
@@ -232,8 +265,11 @@ public final class PlayerViewModel {
       clients.likes.set(id, liked) { [weak self] error in
         if let error { self?.post(.likeSaveFailed(songID: id, liked: liked, error)) }
       }
-      clients.likes.sync(id, liked) { [weak self] refused, reason in
-        self?.post(.likeRejected(songID: id, liked: refused, reason))
+      // The likes server knows the feed's songs; search results are liked on this machine only.
+      if state.query == nil {
+        clients.likes.sync(id, liked) { [weak self] refused, reason in
+          self?.post(.likeRejected(songID: id, liked: refused, reason))
+        }
       }
     case .storeLikeLocally(let id, let liked):
       clients.likes.set(id, liked) { error in

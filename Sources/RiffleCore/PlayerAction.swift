@@ -15,6 +15,30 @@ public enum PlayerAction: Equatable, Sendable {
   case feedPageLoaded([Song], paging: FeedPaging)
   case feedPageFailed(String)
 
+  // Search and artist queries: their results replace the pages.
+  /// `/`: opens the search prompt.
+  case openSearch
+  /// A change to the prompt's line.
+  case editSearch(SearchEdit)
+  /// Enter: searches for what the prompt holds.
+  case submitSearch
+  /// Esc: closes the prompt (and drops a search still waiting for its results).
+  case cancelSearch
+  /// `a`: the top songs of the current song's artist.
+  case showArtist
+  /// Asks a query directly (start-up with `riffle search` or `riffle artist`).
+  case runQuery(SongQuery)
+  /// The first results of a query (`hidden`: repeats left out; `skipped`: results without audio; `received`: results the catalog sent, which sets the next offset).
+  case queryLoaded(SongQuery, [Song], hidden: Int, skipped: Int, received: Int)
+  case queryFailed(SongQuery, String, retry: Bool, retryAfter: Double?)
+  /// The wait before try number `attempt` at a query is over.
+  case retryQuery(attempt: Int)
+  /// A later batch of results, asked for at `offset`.
+  case queryPageLoaded(SongQuery, offset: Int, [Song], received: Int)
+  case queryPageFailed(SongQuery, String, retry: Bool, retryAfter: Double?)
+  /// The wait before asking again for the next batch is over.
+  case retryQueryPage(attempt: Int)
+
   // User intents.
   case next
   case previous
@@ -69,9 +93,9 @@ extension PlayerAction {
   /// True for what the user asks for with a key or the mouse (as opposed to reports coming back).
   public var isUserIntent: Bool {
     switch self {
-    case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .toggleLyrics, .scrollLyrics,
-      .pageLyrics,
-      .retry, .seek, .seekTo, .quit:
+    case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit,
+      .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .toggleLyrics,
+      .scrollLyrics, .pageLyrics:
       return true
     default:
       return false

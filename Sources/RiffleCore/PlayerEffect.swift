@@ -7,6 +7,14 @@ public enum PlayerEffect: Equatable, Sendable {
   case loadFeedPage(URL, page: Int, pageSize: Int?)
   /// Send `.retryFeed(attempt:)` after this many seconds.
   case scheduleFeedRetry(after: Double, attempt: Int)
+  /// Ask a catalog for `limit` results of a query from `offset` on.
+  case runQuery(SongQuery, offset: Int, limit: Int)
+  /// Send `.retryQuery(attempt:)` after this many seconds.
+  case scheduleQueryRetry(after: Double, attempt: Int)
+  /// Send `.retryQueryPage(attempt:)` after this many seconds.
+  case scheduleQueryPageRetry(after: Double, attempt: Int)
+  /// Keep the search history for the next run.
+  case saveSearchHistory([String])
   /// Stop whatever plays and play this song from the start.
   case play(Song, playID: Int)
   case pause

@@ -44,6 +44,8 @@ public struct PlayerState: Equatable, Sendable {
     case help
     /// The words of the current song (`lyrics` says which song and how far they are).
     case lyrics
+    /// The search prompt (its line is `search`).
+    case search
   }
 
   /// The lyrics of one song: asked for, here, or failed.
@@ -113,6 +115,17 @@ public struct PlayerState: Equatable, Sendable {
   public var frame: Int = 0
   public var isQuitting = false
 
+  /// The query whose results are the pages; nil while the pages are the feed.
+  public var query: SongQuery?
+  /// Paging of the query's results.
+  public var queryPaging: QueryPaging?
+  /// A query asked for whose results have not replaced the pages yet.
+  public var request: QueryRequest?
+  /// The search prompt's line while the prompt is open.
+  public var search: SearchPrompt?
+  /// Earlier searches, newest last (Up and Down walk through them).
+  public var searchHistory: [String] = []
+
   public init() {}
 
   /// The song on the current page, if there is one.
@@ -126,7 +139,13 @@ public struct PlayerState: Equatable, Sendable {
   /// True while something on screen moves with time, so the timer must run.
   public var needsTimer: Bool {
     playback == .playing || playback == .loading || playback == .buffering || feed == .loading
-      || isAnimating || (overlay == .lyrics && lyrics?.phase == .loading)
+      || isAnimating || isQuerying || (overlay == .lyrics && lyrics?.phase == .loading)
+  }
+
+  /// True while a search or artist request runs (the activity spinner turns).
+  public var isQuerying: Bool {
+    if let request, !request.isWaiting { return true }
+    return false
   }
 
   /// True while a short animation runs (the timer then ticks fast enough for smooth motion).

@@ -15,6 +15,8 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     return []
 
   case .start(let url):
+    state.query = nil
+    state.queryPaging = nil
     state.feedURL = url
     state.feedAttempts = 0
     state.feed = .loading
@@ -22,6 +24,8 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     return [.loadFeed(url)]
 
   case .feedLoaded(let songs, let skipped, let paging):
+    // Results of a search that came first are not replaced by the feed.
+    guard state.query == nil else { return [] }
     state.feed = .loaded
     state.feedAttempts = 0
     state.songs = songs
@@ -41,6 +45,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     return playCurrent(&state) + loadMoreIfNear(&state)
 
   case .feedFailed(let reason, let retry, let retryAfter):
+    guard state.query == nil else { return [] }
     guard state.songs.isEmpty else {
       state.message = .init(.error, reason)
       return []
@@ -51,7 +56,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
       return []
     }
     state.feedAttempts += 1
-    let delay = retryDelay(attempt: state.feedAttempts, retryAfter: retryAfter)
+    let delay = retryDelay(attempt: state.feedAttempts, serverAsked: retryAfter)
     state.message = .init(.error, "\(reason): retrying in \(Int(delay.rounded())) s")
     return [.scheduleFeedRetry(after: delay, attempt: state.feedAttempts)]
 
@@ -86,6 +91,9 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     return []
 
   case .retry:
+    if let request = state.request, request.isWaiting {
+      return runRequest(&state, request)
+    }
     if case .failed = state.feed, state.songs.isEmpty, let url = state.feedURL {
       state.feed = .loading
       state.message = nil
@@ -171,7 +179,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
       return []
     }
     let attempt = panel.attempts + 1
-    let delay = retryDelay(attempt: attempt, retryAfter: retryAfter)
+    let delay = retryDelay(attempt: attempt, serverAsked: retryAfter)
     state.lyrics?.attempts = attempt
     state.lyrics?.phase = .failed("\(reason): retrying in \(Int(delay.rounded())) s")
     return [.scheduleLyricsRetry(after: delay, songID: songID, attempt: attempt)]
@@ -241,6 +249,10 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     state.songs[at] = state.songs[at].togglingLike()
     return [.storeLikeLocally(songID: songID, liked: !liked)]
 
+  case .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .runQuery,
+    .queryLoaded, .queryFailed, .retryQuery, .queryPageLoaded, .queryPageFailed, .retryQueryPage:
+    return reduceQuery(&state, action)
+
   case .tick:
     state.frame &+= 1
     if state.likePulse > 0 { state.likePulse -= 1 }
@@ -249,7 +261,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
 }
 
 /// Starts the song on the current page from the beginning under a new play request.
-private func playCurrent(_ state: inout PlayerState) -> [PlayerEffect] {
+func playCurrent(_ state: inout PlayerState) -> [PlayerEffect] {
   guard let song = state.currentSong else { return [] }
   state.playID += 1
   state.playback = .loading
@@ -273,14 +285,9 @@ private func loadLyricsIfNeeded(_ state: inout PlayerState) -> [PlayerEffect] {
   return [.loadLyrics(song)]
 }
 
-/// The wait before try number `attempt` after a failure that may pass: what the server asked
-/// for, or 1, 2, 4, ... up to 30 s.
-private func retryDelay(attempt: Int, retryAfter: Double?) -> Double {
-  max(1, retryAfter ?? min(30, pow(2, Double(attempt - 1))))
-}
-
 /// Asks for the next feed page when the user is within `pagingLookahead` songs of the end.
-private func loadMoreIfNear(_ state: inout PlayerState) -> [PlayerEffect] {
+func loadMoreIfNear(_ state: inout PlayerState) -> [PlayerEffect] {
+  if state.query != nil { return loadMoreResultsIfNear(&state) }
   guard let url = state.feedURL, let paging = state.paging, let next = paging.nextPage,
     !paging.isLoading, state.index + PlayerState.pagingLookahead >= state.songs.count - 1
   else { return [] }

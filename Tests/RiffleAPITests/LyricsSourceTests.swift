@@ -167,6 +167,22 @@ struct LyricsSourceTests {
     #expect(server.requests.count == 1)
   }
 
+  @Test("A preview asks with the whole recording's length and gets synced lyrics as plain text")
+  func previewOfARecording() throws {
+    let server = try Self.server { _ in Self.json(LRCLIBFixture.synced) }
+    defer { server.stop() }
+    var song = LRCLIBFixture.song
+    song.duration = 30
+    song.trackLength = 233.4
+    let source = LyricsSource(baseURL: server.baseURL, cache: nil)
+    let result = try #require(loadLyrics(source, song))
+    #expect(
+      result
+        == .success(
+          .plain(["I feel your breath upon my neck", "A soft caress as cold as death", ""])))
+    #expect(server.requests.first?.formQuery["duration"] == "233")
+  }
+
   @Test("The body is read whatever the content type says")
   func anyContentType() throws {
     let server = try Self.server { _ in

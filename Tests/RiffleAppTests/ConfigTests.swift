@@ -59,9 +59,9 @@ struct ConfigValidTests {
         .char(" "): .togglePlay, .char("f"): .toggleLike, .char("?"): .toggleHelp,
         .char("x"): .quit, .char("["): .seek(by: -10), .shiftLeft: .seek(by: -10),
         .char("]"): .seek(by: 10), .shiftRight: .seek(by: 10), .char("r"): .retry,
-        .home: .seekTo(0), .char("y"): .toggleLyrics, .up: .scrollLyrics(-1),
-        .down: .scrollLyrics(1), .char("j"): .scrollLyrics(1), .pageUp: .pageLyrics(-1),
-        .pageDown: .pageLyrics(1),
+        .home: .seekTo(0), .char("/"): .openSearch, .char("a"): .showArtist,
+        .char("y"): .toggleLyrics, .up: .scrollLyrics(-1), .down: .scrollLyrics(1),
+        .char("j"): .scrollLyrics(1), .pageUp: .pageLyrics(-1), .pageDown: .pageLyrics(1),
       ])
     var theme = Theme.standard
     theme.text = .rgb(0xF0, 0xF0, 0xF5)
@@ -458,5 +458,25 @@ struct ConfigHelpTests {
     #expect(byText["like / unlike"] == "l", "\(rows)")
     #expect(byText["back / forward 10 s"] == "[ ]", "\(rows)")
     #expect(byText["quit"] == "q", "\(rows)")
+  }
+}
+
+@Suite("Config: service URLs")
+struct ConfigServiceURLTests {
+  @Test("itunes_url sets the search catalog's base URL")
+  func itunesURL() {
+    let (config, problems) = Config.parse("itunes_url = \"http://127.0.0.1:8080/api\"\n")
+    #expect(problems == [])
+    #expect(config.itunesURL?.absoluteString == "http://127.0.0.1:8080/api")
+  }
+
+  @Test("an itunes_url that is not http(s) is reported with its line and left at the default")
+  func badURL() {
+    let (config, problems) = Config.parse("\nitunes_url = \"ftp://x\"\n")
+    #expect(config.itunesURL == nil)
+    #expect(
+      problems.map(\.description) == [
+        "config.toml line 2: 'itunes_url' must be an http:// or https:// URL (using the default)"
+      ])
   }
 }

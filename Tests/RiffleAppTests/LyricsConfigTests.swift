@@ -25,7 +25,7 @@ struct LyricsConfigTests {
       #expect(config.lyricsURL == nil, "\(value)")
       #expect(
         problems.map(\.description) == [
-          "config.toml line 3: 'lyrics_url' must be an http(s):// address"
+          "config.toml line 3: 'lyrics_url' must be an http:// or https:// URL (using the default)"
         ], "\(value)")
     }
   }
@@ -48,7 +48,7 @@ struct LyricsConfigTests {
   func badValues() {
     #expect(
       throws: Config.ServiceURLError(
-        message: "--lyrics-url must be an http(s):// address, not 'nope'")
+        message: "--lyrics-url must be an http:// or https:// URL, not 'nope'")
     ) {
       try Config.resolveServiceURL(
         flag: ("--lyrics-url", "nope"), environment: ("RIFFLE_LYRICS_URL", nil), file: nil,
@@ -56,7 +56,7 @@ struct LyricsConfigTests {
     }
     #expect(
       throws: Config.ServiceURLError(
-        message: "RIFFLE_LYRICS_URL must be an http(s):// address, not 'file:///x'")
+        message: "RIFFLE_LYRICS_URL must be an http:// or https:// URL, not 'file:///x'")
     ) {
       try Config.resolveServiceURL(
         flag: ("--lyrics-url", nil), environment: ("RIFFLE_LYRICS_URL", "file:///x"), file: nil,

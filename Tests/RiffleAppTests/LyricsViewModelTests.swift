@@ -64,6 +64,7 @@ private final class FakeWorld: @unchecked Sendable {
         },
         shutdown: {}),
       likes: LikesClient(all: { [:] }, set: { _, _, done in done(nil) }, flush: {}),
+      queries: QueryClient { _, _, _, _ in },
       lyrics: LyricsClient(load: { song, done in
         self.lock.withLock {
           self._lyricsAsked.append(song)

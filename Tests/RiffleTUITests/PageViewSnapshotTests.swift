@@ -77,6 +77,7 @@ enum PageFixture {
 enum Scene: String, CaseIterable, Sendable, CustomStringConvertible {
   case loading, playing, paused, liked, likePulse, firstPage, lastPage, longTitle, wideTitle
   case hostileTitle, errorMessage, help, feedFailed
+  case searchPrompt, searching, searchResult
 
   var description: String { rawValue }
 
@@ -120,6 +121,22 @@ enum Scene: String, CaseIterable, Sendable, CustomStringConvertible {
     case .help:
       var state = PageFixture.playing()
       state.overlay = .help
+      return state
+    case .searchPrompt:
+      var state = PageFixture.playing()
+      state.overlay = .search
+      state.search = SearchPrompt(text: "daft punk 🎧")
+      return state
+    case .searching:
+      var state = PageFixture.playing()
+      state.request = QueryRequest(query: .search("daft punk"))
+      return state
+    case .searchResult:
+      var state = PageFixture.playing()
+      state.query = .search("daft punk")
+      state.songs[1].handle = ""
+      state.songs[1].album = "Discovery"
+      state.message = .init(.info, "Results for “daft punk”")
       return state
     case .feedFailed:
       var state = PlayerState()
