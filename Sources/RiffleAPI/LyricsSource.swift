@@ -35,6 +35,14 @@ public struct LyricsSource: Sendable {
       }
       completion(.success(.plain(synced.lines.map(\.text))))
     }
+    // Files are read off the caller's queue too (the caller is the main queue).
+    DispatchQueue.global(qos: .userInitiated).async { find(song, completion: completion) }
+  }
+
+  /// The .lrc file, the cache, then LRCLIB.
+  private func find(
+    _ song: Song, completion: @escaping @Sendable (Result<Lyrics, LyricsLoadError>) -> Void
+  ) {
     if song.audioURL.isFileURL, let local = Self.localLyrics(besideAudio: song.audioURL) {
       return completion(.success(local))
     }
