@@ -270,4 +270,33 @@ struct LyricsEndToEndTests {
     #expect(try tmux.waitForExit() == 0)
     #expect(lrclib.requests.isEmpty)
   }
+
+  @Test("Lyrics seen once show again from the cache with LRCLIB gone")
+  func cachedForTheNextRun() throws {
+    let harness = try lyricsHarness(lyrics: nil)
+    let lrclib = try LoopbackHTTPServer(
+      handler: LoopbackHTTPServer.routes([
+        "/api/get": .respond(
+          status: 200, headers: ["Content-Type": "application/json"],
+          body: Data(Words.record(synced: Words.lrc, plain: nil).utf8))
+      ]))
+    let arguments = ["--lyrics-url", lrclib.baseURL.absoluteString]
+    let first = try harness.start(arguments: arguments)
+    try first.waitFor("Paper Satellites", timeout: 15)
+    first.sendKeys("y")
+    try first.waitFor("Fifth words", timeout: 15)
+    first.sendKeys("q")
+    #expect(try first.waitForExit() == 0)
+    first.kill()
+    lrclib.stop()
+    #expect(lrclib.requests.count == 1)
+
+    let again = try harness.start(arguments: arguments)
+    try again.waitFor("Paper Satellites", timeout: 15)
+    again.sendKeys("y")
+    let screen = try again.waitFor("Fifth words", timeout: 15)
+    #expect(!screen.contains("No connection"))
+    again.sendKeys("q")
+    #expect(try again.waitForExit() == 0)
+  }
 }
