@@ -299,4 +299,39 @@ struct LyricsEndToEndTests {
     again.sendKeys("q")
     #expect(try again.waitForExit() == 0)
   }
+
+  @Test("Plain lyrics scroll with Down, PgDn, PgUp and Up")
+  func plainLyricsScroll() throws {
+    let verses = (1...60).map { "Plain verse \($0)" }
+    let harness = try lyricsHarness(
+      lyrics: .respond(
+        status: 200, headers: ["Content-Type": "application/json"],
+        body: Data(Words.record(synced: nil, plain: verses.joined(separator: "\n")).utf8)))
+    let tmux = try harness.start(
+      arguments: ["--lyrics-url", harness.server.url("/lrclib").absoluteString])
+    try tmux.waitFor("Paper Satellites", timeout: 15)
+    tmux.sendKeys("y")
+    /// The first verse on screen.
+    func top(_ screen: String) -> String? {
+      screen.split(separator: "\n").lazy.compactMap { line -> String? in
+        let text = line.trimmingCharacters(in: .whitespaces)
+        return text.hasPrefix("Plain verse")
+          ? text.replacingOccurrences(of: " ▲", with: "")
+            .replacingOccurrences(of: " ▼", with: "").trimmingCharacters(in: .whitespaces) : nil
+      }.first
+    }
+    _ = try tmux.waitUntil(timeout: 15) { top($0) == "Plain verse 1" }
+    tmux.sendKeys("Down")
+    _ = try tmux.waitUntil { top($0) == "Plain verse 2" }
+    tmux.sendKeys("PageDown")
+    let paged = try tmux.waitUntil { top($0) != "Plain verse 2" }
+    let step = try #require(top(paged).flatMap { Int($0.split(separator: " ").last ?? "") })
+    #expect(step > 10, "a page is the panel's height: \(top(paged) ?? "")")
+    tmux.sendKeys("PageUp")
+    _ = try tmux.waitUntil { top($0) == "Plain verse 2" }
+    tmux.sendKeys("Up")
+    _ = try tmux.waitUntil { top($0) == "Plain verse 1" }
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
 }
