@@ -52,7 +52,7 @@ public enum PlayerAction: Equatable, Sendable {
   /// Scroll plain lyrics by some pages (negative: up). The view model turns this into lines
   /// for the screen's size; without one, a page is `PlayerState.lyricsPageLines`.
   case pageLyrics(Int)
-  /// Try again what failed: the feed, or the song on this page.
+  /// Try again what failed: the feed, a search, the lyrics shown, or the song on this page.
   case retry
   /// Move the play position by some seconds (negative: back).
   case seek(by: Double)
