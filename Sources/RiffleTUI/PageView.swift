@@ -159,7 +159,8 @@ public struct PageView {
   /// The longest key hint line that fits; "q quit" is in every one.
   static func hints(fitting width: Int) -> String {
     let choices = [
-      "←/→ page  space play/pause  l like  / search  a artist  ? help  q quit",
+      "←/→ page  space play/pause  l like  / search  a artist  y lyrics  ? help  q quit",
+      "←/→ page  space play/pause  l like  / search  y lyrics  ? help  q quit",
       "←/→ page  space play/pause  l like  / search  ? help  q quit",
       "←/→ page  space play/pause  l like  ? help  q quit",
       "←/→ page  space play  l like  ? help  q quit",

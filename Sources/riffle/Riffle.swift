@@ -27,6 +27,13 @@ struct Riffle: ParsableCommand {
         riffle ~/music/feed.json --audio wav:/tmp/out.wav
         riffle search daft punk
         riffle artist Björk
+
+      Options of play, search and artist (see 'riffle help play'):
+        --audio DRIVER          auto (pulse, then alsa, then silent in real time), pulse, alsa,
+                                null, or wav:PATH
+        --likes-endpoint URL    send likes to a server ({id} in the URL)
+        --itunes-url URL        the iTunes Search API's base URL
+        --lyrics-url URL        LRCLIB's base URL
       """,
     version: "riffle \(RiffleVersion.string)",
     subcommands: [Play.self, Search.self, Artist.self],

@@ -223,6 +223,22 @@ struct CommandLineTests {
     #expect(result.status == 0)
     #expect(result.stdout.contains("--audio"))
     #expect(result.stdout.contains("wav:PATH"))
+    #expect(result.stdout.contains("search"))
+    #expect(result.stdout.contains("artist"))
+    let play = try runProgram(TestFiles.riffleBinary, ["help", "play"])
+    #expect(play.status == 0)
+    #expect(play.stdout.contains("--audio <driver>"))
+    #expect(play.stdout.contains("--itunes-url <url>"))
+  }
+
+  @Test("search and artist need words; an --itunes-url that is not http(s) is refused")
+  func searchArguments() throws {
+    let empty = try runProgram(TestFiles.riffleBinary, ["search", " "])
+    #expect(empty.status != 0)
+    #expect(empty.stderr.contains("give something to search for"))
+    let bad = try runProgram(TestFiles.riffleBinary, ["artist", "x", "--itunes-url", "ftp://x"])
+    #expect(bad.status != 0)
+    #expect(bad.stderr.contains("--itunes-url must be an http:// or https:// URL"))
   }
 
   @Test("--version prints the version")

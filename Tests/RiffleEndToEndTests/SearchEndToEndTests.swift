@@ -54,12 +54,13 @@ final class SearchHarness: @unchecked Sendable {
     }
   }
 
-  /// Runs `riffle ARGS --itunes-url SERVER --audio null`.
+  /// Runs `riffle ARGS --itunes-url SERVER --lyrics-url SERVER/lrclib --audio null`.
   @discardableResult
   func start(_ arguments: [String], itunesURL: String? = nil) throws -> TmuxSession {
     let session = try TmuxSession(
       command: [TestFiles.riffleBinary] + arguments + [
-        "--itunes-url", itunesURL ?? server.baseURL.absoluteString, "--audio", "null",
+        "--itunes-url", itunesURL ?? server.baseURL.absoluteString, "--lyrics-url",
+        server.url("/lrclib").absoluteString, "--audio", "null",
       ],
       environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 },
       width: 100, height: 30)
@@ -111,6 +112,52 @@ struct SearchEndToEndTests {
     for _ in 0..<20 { tmux.sendKeys("Right") }
     try tmux.waitForAll("Neon 60", "60 / 60", timeout: 20)
     #expect(harness.searchOffsets("neon") == ["0", "25", "50"])
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
+  @Test("the whole flow: /, type, Enter, page, y shows the lyrics of the song paged to")
+  func searchPageLyrics() throws {
+    let harness = try SearchHarness(
+      ITunesServer(songsByTerm: ["lantern": SearchHarness.tracks(3, term: "Lantern")]))
+    harness.fault = { _, request in
+      guard request.path == "/lrclib/api/get" else { return nil }
+      let query = ITunesServer.query(request.target)
+      guard query["track_name"] == "Lantern 2" else {
+        return .respond(
+          status: 404, headers: ["Content-Type": "application/json"],
+          body: Data(
+            #"{"code":404,"name":"TrackNotFound","message":"Failed to find specified track"}"#
+              .utf8))
+      }
+      let body = """
+        {"id":5,"trackName":"Lantern 2","artistName":"Band 2","albumName":"Album 2",\
+        "duration":215.0,"instrumental":false,"plainLyrics":"Paper light\\nover water",\
+        "syncedLyrics":"[00:01.00]Paper light\\n[00:03.00]over water"}
+        """
+      return .respond(
+        status: 200, headers: ["Content-Type": "application/json"], body: Data(body.utf8))
+    }
+    let tmux = try harness.start(["search", "nothing"])
+    try tmux.waitFor("No songs found")
+    tmux.sendKeys("/")
+    try tmux.waitFor("Search iTunes")
+    tmux.sendLiteral("lantern")
+    tmux.sendKeys("Enter")
+    try tmux.waitForAll("Lantern 1", "1 / 3")
+    tmux.sendKeys("Right")
+    try tmux.waitForAll("Lantern 2", "2 / 3")
+    tmux.sendKeys("y")
+    let lyrics = try tmux.waitForAll("Paper light", "over water")
+    #expect(lyrics.contains("Lantern 2"))
+    let asked = harness.server.requests.filter { $0.path == "/lrclib/api/get" }
+    let query = try #require(asked.last.map { ITunesServer.query($0.target) })
+    #expect(query["artist_name"] == "Band 2")
+    #expect(query["album_name"] == "Album 2")
+    #expect(query["duration"] == "216", "the whole recording's length, not the preview's")
+    // Paging on with the lyrics open loads the next song's: it has none.
+    tmux.sendKeys("Right")
+    try tmux.waitForAll("Lantern 3", "No lyrics found")
     tmux.sendKeys("q")
     #expect(try tmux.waitForExit() == 0)
   }
