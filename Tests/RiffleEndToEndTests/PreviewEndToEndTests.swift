@@ -88,4 +88,21 @@ struct PreviewEndToEndTests {
       seconds > Double(from) + 9 && seconds < Double(from) + 13,
       "jumped to \(seconds) s from about \(from) s")
   }
+
+  @Test("a searched song's iTunes preview (M4A) plays to the WAV exactly as decoded")
+  func searchedPreviewPlays() throws {
+    let bytes = try Data(contentsOf: TestFiles.fixture("short.m4a"))
+    let harness = try SearchHarness(
+      ITunesServer(songsByTerm: ["tide": SearchHarness.tracks(1, term: "Tide")]), preview: bytes)
+    let wav = harness.home.file("played.wav")
+    let tmux = try harness.start(["search", "tide"], audio: "wav:\(wav.path)")
+    // The page shows the preview's own length once it plays, not the whole recording's.
+    let playing = try tmux.waitUntil(timeout: 15) { totalTime($0) == "0:04" }
+    #expect(playing.contains("Tide 1"))
+    let ended = try tmux.waitFor("End of the results", timeout: 30)
+    #expect(!ended.contains("Cannot play"), "screen:\n\(ended)")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+    #expect(try WAVFile.read(wav).samples == decoded(bytes), "the WAV differs from the preview")
+  }
 }

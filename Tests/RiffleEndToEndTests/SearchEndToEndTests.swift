@@ -14,10 +14,11 @@ final class SearchHarness: @unchecked Sendable {
   private var count = 0
   var tmux: TmuxSession?
 
-  init(_ itunes: ITunesServer, home: TemporaryDirectory? = nil) throws {
+  /// `preview`: the bytes every preview URL answers with (an MP3 fixture unless given).
+  init(_ itunes: ITunesServer, home: TemporaryDirectory? = nil, preview: Data? = nil) throws {
     _itunes = itunes
     self.home = try home ?? TemporaryDirectory("riffle-search")
-    let preview = try Data(contentsOf: TestFiles.fixture("short-1.mp3"))
+    let preview = try preview ?? Data(contentsOf: TestFiles.fixture("short-1.mp3"))
     let box = Box()
     server = try LoopbackHTTPServer { request in
       guard let harness = box.harness else { return .respond(status: 503, body: Data()) }
@@ -54,13 +55,15 @@ final class SearchHarness: @unchecked Sendable {
     }
   }
 
-  /// Runs `riffle ARGS --itunes-url SERVER --lyrics-url SERVER/lrclib --audio null`.
+  /// Runs `riffle ARGS --itunes-url SERVER --lyrics-url SERVER/lrclib --audio AUDIO`.
   @discardableResult
-  func start(_ arguments: [String], itunesURL: String? = nil) throws -> TmuxSession {
+  func start(_ arguments: [String], itunesURL: String? = nil, audio: String = "null") throws
+    -> TmuxSession
+  {
     let session = try TmuxSession(
       command: [TestFiles.riffleBinary] + arguments + [
         "--itunes-url", itunesURL ?? server.baseURL.absoluteString, "--lyrics-url",
-        server.url("/lrclib").absoluteString, "--audio", "null",
+        server.url("/lrclib").absoluteString, "--audio", audio,
       ],
       environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 },
       width: 100, height: 30)
