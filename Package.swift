@@ -28,6 +28,12 @@ let package = Package(
     .systemLibrary(
       name: "CMPG123", pkgConfig: "libmpg123",
       providers: [.apt(["libmpg123-dev"])]),
+    // FFmpeg: AAC in MP4/M4A (iTunes previews) and the other formats mpg123 cannot decode.
+    .systemLibrary(
+      name: "CFFmpeg", pkgConfig: "libavformat",
+      providers: [
+        .apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])
+      ]),
     // Cover art: chafa turns pixels into cells (it needs glib's headers too); the decoders.
     .systemLibrary(
       name: "CChafa", pkgConfig: "chafa",
@@ -50,8 +56,10 @@ let package = Package(
     .target(name: "RiffleCore"),
     // The shared API client (libcurl), feed decoding, likes, XDG paths.
     .target(name: "RiffleAPI", dependencies: ["RiffleCore", "CCurl"]),
-    // The audio decoder module: bytes -> mpg123 -> libao, and the playback engine thread.
-    .target(name: "RiffleAudio", dependencies: ["RiffleCore", "RiffleAPI", "CMPG123", "CAO"]),
+    // The audio decoder module: bytes -> mpg123 or FFmpeg -> libao, and the playback engine.
+    .target(
+      name: "RiffleAudio",
+      dependencies: ["RiffleCore", "RiffleAPI", "CMPG123", "CFFmpeg", "CAO"]),
     // Cell screen, views, terminals (ncurses and in-memory), key map, cover art.
     .target(
       name: "RiffleTUI",
@@ -95,7 +103,7 @@ let package = Package(
       dependencies: ["RiffleDesktop", "RiffleCore", "RiffleTestSupport"]),
     .testTarget(
       name: "RiffleEndToEndTests",
-      dependencies: ["RiffleTestSupport", "RiffleCore", "RiffleDesktop"]),
+      dependencies: ["RiffleTestSupport", "RiffleCore", "RiffleAudio", "RiffleDesktop"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -5,8 +5,8 @@ Run from anywhere (paths are resolved relative to the repository root):
 
     python3 scripts/make-catalog.py
 
-Requirements: Python 3 (standard library only) plus the `sox` and `lame`
-command-line tools on PATH (Debian: `apt-get install sox lame`; `soxi` needs
+Requirements: Python 3 (standard library only) plus the `sox`, `lame` and
+`ffmpeg` command-line tools on PATH (Debian: `apt-get install sox lame`; `soxi` needs
 `libsox-fmt-mp3` to read MP3s, but this script itself never decodes MP3).
 
 What it writes (everything else in the repository is left alone):
@@ -21,6 +21,11 @@ What it writes (everything else in the repository is left alone):
     mono-22k.mp3               2.0 s mono 22050 Hz 64 kbps clip
     corrupt.mp3                20 KiB of pseudo-random bytes (contains no 0xFF
                                byte, so no MPEG frame sync can ever be found)
+    short.m4a                  4.0 s AAC-LC 128k stereo 44.1 kHz, moov first
+                               (ffmpeg -c:a aac -movflags +faststart)
+    moov-last.m4a              the same audio with the moov box after the audio
+    mono-22k.m4a               2.0 s AAC-LC 64k mono 22050 Hz
+    truncated.m4a              the first half of moov-last.m4a (no moov box)
     cover.png                  64x64 RGB PNG
 
 How the music is made: every song is a small deterministic arrangement (chord
@@ -510,6 +515,37 @@ RAW_IN = ["-t", "raw", "-r", str(SR), "-e", "floating-point", "-b", "32", "-c", 
 def encode(mix, out_mp3, tmp, title=None, artist=None, fade_in=0.05, fade_out=1.5,
            mono22k=False, bitrate=128):
     """Sum the mix's tracks with sox, polish, then encode with lame."""
+    wav = mix_down(mix, tmp, fade_in, fade_out, mono22k)
+    lcmd = ["lame", "--silent", "-b", str(bitrate), "--cbr", "-q", "2", "--id3v2-only"]
+    if mono22k:
+        lcmd += ["-m", "m"]
+    if title:
+        lcmd += ["--tt", title]
+    if artist:
+        lcmd += ["--ta", artist, "--tl", "Riffle Offline Catalog"]
+    run(lcmd + [wav, out_mp3])
+
+
+def encode_m4a(wav, out_m4a, bitrate=128, faststart=True):
+    """AAC-LC in MP4 with FFmpeg's native encoder, as iTunes previews are (AAC-LC in M4A).
+
+    `faststart` moves the sample table (moov box) before the audio, as streamed files have it;
+    without it the table comes last.  The bitexact flags keep FFmpeg's version string out, so
+    the bytes depend on the input and the encoder only.  Perceptual noise substitution is
+    off (`-aac_pns 0`): with it the decoder fills bands from its own random generator, so
+    audio decoded after a seek could never equal the same audio played through, and the
+    tests compare exactly that.  (Apple's encoder, which makes iTunes previews, does not use
+    it either.)"""
+    cmd = ["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-i", wav,
+           "-c:a", "aac", "-b:a", "%dk" % bitrate, "-aac_pns", "0", "-map_metadata", "-1",
+           "-fflags", "+bitexact", "-flags:a", "+bitexact"]
+    if faststart:
+        cmd += ["-movflags", "+faststart"]
+    run(cmd + [out_m4a])
+
+
+def mix_down(mix, tmp, fade_in, fade_out, mono22k):
+    """Sums the mix's tracks to a polished 16-bit WAV in `tmp` with sox; returns its path."""
     for name in os.listdir(tmp):
         os.remove(os.path.join(tmp, name))
     tracks = mix.write(tmp)
@@ -529,14 +565,7 @@ def encode(mix, out_mp3, tmp, title=None, artist=None, fade_in=0.05, fade_out=1.
         cmd += ["remix", "-", "rate", "-v", "22050"]
     cmd += ["gain", "-n", "-1.5"]
     run(cmd)
-    lcmd = ["lame", "--silent", "-b", str(bitrate), "--cbr", "-q", "2", "--id3v2-only"]
-    if mono22k:
-        lcmd += ["-m", "m"]
-    if title:
-        lcmd += ["--tt", title]
-    if artist:
-        lcmd += ["--ta", artist, "--tl", "Riffle Offline Catalog"]
-    run(lcmd + [wav, out_mp3])
+    return wav
 
 
 def mp3_duration(path):
@@ -714,6 +743,34 @@ FIXTURE_CLIPS = [
 ]
 
 
+M4A_CLIPS = [
+    # (file, seconds, spec): AAC-LC in MP4 like iTunes previews, made with the ffmpeg CLI.
+    ("short.m4a", 4.0, dict(bpm=124, key=5, mode="minor", prog=[0, 3, 5, 4], bars=2, tail=0,
+                            chords="pluck", pad_table="bright", lead_table="hollow",
+                            drums="backbeat", bass="pulse8", seed=9101, full=True)),
+    ("mono-22k.m4a", 2.0, dict(bpm=96, key=8, mode="major", prog=[0, 4], bars=2, tail=0,
+                               chords="pad", pad_table="warm", lead_table="flute",
+                               drums="four", bass="sustain", seed=9102, full=True)),
+]
+
+
+def make_m4a_fixtures(tmp):
+    """The M4A fixtures: render, mix down, encode with ffmpeg; then the cut-off copy."""
+    for name, secs, spec in M4A_CLIPS:
+        _NOTE_CACHE.clear()
+        mono = name.startswith("mono")
+        mix = render_song(spec, total_samples=int(round(secs * SR)))
+        wav = mix_down(mix, tmp, 0.01, 0.15, mono)
+        encode_m4a(wav, os.path.join(FIXTURE_DIR, name), bitrate=64 if mono else 128)
+        if name == "short.m4a":
+            encode_m4a(wav, os.path.join(FIXTURE_DIR, "moov-last.m4a"), faststart=False)
+    # The moov-last file cut in half: audio without the table that says where it is.
+    with open(os.path.join(FIXTURE_DIR, "moov-last.m4a"), "rb") as f:
+        whole = f.read()
+    with open(os.path.join(FIXTURE_DIR, "truncated.m4a"), "wb") as f:
+        f.write(whole[:len(whole) // 2])
+
+
 def main():
     t0 = time.monotonic()
     audio_dir = os.path.join(CATALOG_DIR, "audio")
@@ -755,6 +812,7 @@ def main():
             encode(mix, os.path.join(FIXTURE_DIR, name), tmp, None, None,
                    fade_in=0.01, fade_out=0.15, mono22k=name.startswith("mono"),
                    bitrate=64 if name.startswith("mono") else 128)
+        make_m4a_fixtures(tmp)
         rng = random.Random(424242)
         junk = bytes(rng.randrange(255) for _ in range(20 * 1024))  # never 0xFF
         with open(os.path.join(FIXTURE_DIR, "corrupt.mp3"), "wb") as f:

@@ -8,6 +8,7 @@ packages=(
   libncurses-dev      # ncursesw: the screen
   libcurl4-openssl-dev ca-certificates  # libcurl: every transfer, TLS verified
   libmpg123-dev       # MP3 decoding
+  libavformat-dev libavcodec-dev libswresample-dev libavutil-dev  # FFmpeg: AAC in M4A and the rest
   libao-dev           # audio output (pulse, alsa, null, wav)
   libchafa-dev        # cover art: pixels to terminal symbols and colours
   libglib2.0-dev      # chafa.pc requires glib-2.0; without it SwiftPM drops chafa's flags
@@ -19,6 +20,7 @@ packages=(
   ncurses-term        # terminfo for tmux-256color, xterm-direct, ...
   tmux                # the end-to-end tests drive the real screen through it
   mpg123              # tests compare Riffle's decoded audio with mpg123's own
+  ffmpeg              # tests compare decoded M4A with ffmpeg's own; encodes test audio
   dbus                # tests start a private dbus-daemon --session
   playerctl           # tests drive MPRIS as a user's media keys do
   man-db              # the install test renders the man page

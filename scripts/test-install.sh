@@ -60,7 +60,8 @@ grep -q "^riffle [0-9]" <<<"$version" || fail "--version: $version"
 for library in libcurl libmpg123 libao ncursesw chafa libsystemd; do
   grep -q "^  $library " <<<"$version" || fail "--version does not name $library"
 done
-hidden "$bin" --help | grep -q -- "--audio <driver>" || fail "--help does not list --audio"
+hidden "$bin" --help | grep -q "doctor" || fail "--help does not list doctor"
+hidden "$bin" play --help | grep -q -- "--audio <driver>" || fail "play --help does not list --audio"
 hidden "$bin" doctor --help | grep -q "USAGE: riffle doctor" || fail "doctor --help"
 
 echo "== completions parse; the man page renders without warnings"

@@ -122,7 +122,8 @@ public enum FeedDecoder {
         audioURL: audioURL,
         likeCount: max(0, field("upvote_count")?.int ?? field("like_count")?.int ?? 0),
         isLiked: field("is_liked")?.bool ?? false,
-        duration: duration))
+        duration: duration,
+        album: field("album")?.nonEmptyText ?? field("album_name")?.nonEmptyText))
   }
 
   /// Resolves a URL from a feed against the feed's own; only http(s) and file schemes pass.

@@ -46,7 +46,7 @@ extension FeedSource {
 }
 
 /// Why loading a feed failed: the transfer or the content.
-public enum FeedLoadError: Error, Equatable, Sendable {
+public enum FeedLoadError: Error, Equatable, Sendable, TransferFailure {
   case http(HTTPError)
   case feed(FeedError)
 
@@ -57,15 +57,8 @@ public enum FeedLoadError: Error, Equatable, Sendable {
     }
   }
 
-  /// True when trying again later may work (the network, the server's load).
-  public var isTransient: Bool {
-    if case .http(let error) = self { return error.isTransient }
-    return false
-  }
-
-  /// Seconds the server asked us to wait, if it did.
-  public var retryAfter: Double? {
-    if case .http(.status(_, _, _, let after?)) = self { return Double(after) }
+  public var transferError: HTTPError? {
+    if case .http(let error) = self { return error }
     return nil
   }
 }

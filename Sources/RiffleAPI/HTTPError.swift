@@ -56,6 +56,24 @@ public enum HTTPError: Error, Equatable, Sendable {
   }
 }
 
+/// A failure that may have come from a transfer: whether to try again, and when, follow from
+/// the transfer's error.
+public protocol TransferFailure {
+  /// The transfer's error, when the failure was the transfer's.
+  var transferError: HTTPError? { get }
+}
+
+extension TransferFailure {
+  /// True when trying again later may work (the network, the server's load).
+  public var isTransient: Bool { transferError?.isTransient ?? false }
+
+  /// Seconds the server asked us to wait, if it did.
+  public var retryAfter: Double? {
+    if case .status(_, _, _, let after?)? = transferError { return Double(after) }
+    return nil
+  }
+}
+
 extension URL {
   /// The host for messages; the file name for file:// URLs.
   var displayHost: String {

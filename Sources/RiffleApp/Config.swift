@@ -17,22 +17,75 @@ import TOMLKit
 /// enabled = true              # a desktop notification when a song starts (off by default)
 /// ```
 ///
+/// Top-level settings: `itunes_url = "https://itunes.apple.com"` (the search catalog) and
+/// `lyrics_url = "https://lrclib.net"` (the LRCLIB server lyrics come from).
+///
 /// Whatever cannot be understood is reported with its line and left at its default; the rest
 /// of the file still applies.
 public struct Config: Equatable, Sendable {
   public var keyMap: KeyMap
   public var theme: Theme
+  /// The iTunes Search API's base URL, when the file sets one.
+  public var itunesURL: URL?
+  /// `lyrics_url`: the LRCLIB server, when the file names one.
+  public var lyricsURL: URL?
   /// Desktop notifications on song change (`[notifications] enabled`).
   public var notifications = false
 
-  public init(keyMap: KeyMap = .standard, theme: Theme = .standard) {
+  public init(
+    keyMap: KeyMap = .standard, theme: Theme = .standard, itunesURL: URL? = nil,
+    lyricsURL: URL? = nil
+  ) {
     self.keyMap = keyMap
     self.theme = theme
+    self.itunesURL = itunesURL
+    self.lyricsURL = lyricsURL
   }
 
   public static func == (a: Config, b: Config) -> Bool {
-    a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings
-      && a.notifications == b.notifications
+    a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings && a.itunesURL == b.itunesURL
+      && a.lyricsURL == b.lyricsURL && a.notifications == b.notifications
+  }
+
+  /// Settings that hold a base URL, and where each goes.
+  static var urlSettings: [(name: String, path: WritableKeyPath<Config, URL?>)] {
+    [("itunes_url", \.itunesURL), ("lyrics_url", \.lyricsURL)]
+  }
+
+  /// An http(s) URL for a service, or nil.
+  public static func serviceURL(_ text: String) -> URL? {
+    guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+      scheme == "http" || scheme == "https", url.host != nil
+    else { return nil }
+    return url
+  }
+
+  /// The base URL of a service: the command-line flag, then the environment variable, then
+  /// the config file, then the default. A flag or variable that is not an http(s) URL is an
+  /// error naming where it came from.
+  public static func resolveServiceURL(
+    flag: (name: String, value: String?), environment: (name: String, value: String?),
+    file: URL?, fallback: URL
+  ) throws(ServiceURLError) -> URL {
+    for (source, value) in [flag, environment] {
+      guard let value, !value.isEmpty else { continue }
+      guard let url = serviceURL(value) else {
+        throw ServiceURLError(
+          message: "\(source) must be an http:// or https:// URL, not '\(value)'")
+      }
+      return url
+    }
+    return file ?? fallback
+  }
+
+  /// A base URL given on the command line or in the environment that cannot be used.
+  public struct ServiceURLError: Error, Equatable, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+
+    public init(message: String) {
+      self.message = message
+    }
   }
 
   /// Something in the file that was not used, with the line it is on.
@@ -49,6 +102,9 @@ public struct Config: Equatable, Sendable {
     ("previous", .previous), ("next", .next), ("play_pause", .togglePlay), ("like", .toggleLike),
     ("help", .toggleHelp), ("quit", .quit), ("seek_back", .seek(by: -10)),
     ("seek_forward", .seek(by: 10)), ("retry", .retry), ("restart", .seekTo(0)),
+    ("search", .openSearch), ("artist", .showArtist), ("cancel", .cancelSearch),
+    ("lyrics", .toggleLyrics), ("lyrics_up", .scrollLyrics(-1)), ("lyrics_down", .scrollLyrics(1)),
+    ("lyrics_page_up", .pageLyrics(-1)), ("lyrics_page_down", .pageLyrics(1)),
   ]
 
   /// Reads a config file's text. Never fails: problems come back beside the config.
@@ -71,9 +127,22 @@ public struct Config: Equatable, Sendable {
     }
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 
-    for key in table.keys where !["keys", "theme", "notifications"].contains(key) {
+    let urlNames = Set(urlSettings.map(\.name))
+    let sections: Set = ["keys", "theme", "notifications"]
+    for key in table.keys where !sections.contains(key) && !urlNames.contains(key) {
       problems.append(
         Problem(line: lineOf(key, section: nil, in: lines), message: "unknown setting '\(key)'"))
+    }
+    for (name, path) in urlSettings {
+      guard let value = table[name] else { continue }
+      if let text = value.string, let url = serviceURL(text) {
+        config[keyPath: path] = url
+      } else {
+        problems.append(
+          Problem(
+            line: lineOf(name, section: nil, in: lines),
+            message: "'\(name)' must be an http:// or https:// URL (using the default)"))
+      }
     }
 
     if let keys = table["keys"] {

@@ -10,17 +10,110 @@ public struct PlayerClients: Sendable {
     @Sendable (URL, @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void) -> Void
   public var audio: AudioClient
   public var likes: LikesClient
+  public var queries: QueryClient
+  /// Keeps the search history for the next run.
+  public var saveSearchHistory: @Sendable ([String]) -> Void
+  public var lyrics: LyricsClient
 
   public init(
     loadFeed:
       @escaping @Sendable (URL, @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void)
       -> Void,
-    audio: AudioClient, likes: LikesClient
+    audio: AudioClient, likes: LikesClient, queries: QueryClient,
+    saveSearchHistory: @escaping @Sendable ([String]) -> Void = { _ in },
+    lyrics: LyricsClient = .unavailable
   ) {
     self.loadFeed = loadFeed
     self.audio = audio
     self.likes = likes
+    self.queries = queries
+    self.saveSearchHistory = saveSearchHistory
+    self.lyrics = lyrics
   }
+}
+
+/// Answers searches and artist queries.
+public struct QueryClient: Sendable {
+  /// Asks for `limit` results of a query from `offset` on; the completion may run on any thread.
+  public var run:
+    @Sendable (SongQuery, Int, Int, @escaping @Sendable (Result<QueryAnswer, CatalogError>) -> Void)
+      -> Void
+
+  public init(
+    run:
+      @escaping @Sendable (
+        SongQuery, Int, Int, @escaping @Sendable (Result<QueryAnswer, CatalogError>) -> Void
+      ) -> Void
+  ) {
+    self.run = run
+  }
+
+  /// The iTunes Search API at `catalog`'s base URL.
+  public static func itunes(_ catalog: ITunesCatalog) -> QueryClient {
+    QueryClient { query, offset, limit, done in
+      switch query {
+      case .search(let term):
+        catalog.search(term: term, offset: offset, limit: limit) { result in
+          done(
+            result.map {
+              QueryAnswer(songs: $0.songs, received: $0.received, hidden: 0, skipped: $0.skipped)
+            })
+        }
+      case .artist(let name):
+        catalog.topSongs(artist: name, limit: limit) { result in
+          done(
+            result.map {
+              QueryAnswer(
+                songs: $0.songs, received: $0.songs.count + $0.hidden + $0.skipped,
+                hidden: $0.hidden, skipped: $0.skipped)
+            })
+        }
+      }
+    }
+  }
+}
+
+/// Results of a query as the reducer takes them.
+public struct QueryAnswer: Equatable, Sendable {
+  public var songs: [Song]
+  /// Results the catalog sent, playable or not (sets the next offset).
+  public var received: Int
+  /// Repeats of the same song left out.
+  public var hidden: Int
+  /// Results without audio to play.
+  public var skipped: Int
+
+  public init(songs: [Song], received: Int, hidden: Int = 0, skipped: Int = 0) {
+    self.songs = songs
+    self.received = received
+    self.hidden = hidden
+    self.skipped = skipped
+  }
+}
+
+/// Finding a song's lyrics.
+public struct LyricsClient: Sendable {
+  /// Looks up the lyrics of a song; the completion may run on any thread.
+  public var load:
+    @Sendable (Song, @escaping @Sendable (Result<Lyrics, LyricsLoadError>) -> Void) -> Void
+
+  public init(
+    load:
+      @escaping @Sendable (Song, @escaping @Sendable (Result<Lyrics, LyricsLoadError>) -> Void)
+      -> Void
+  ) {
+    self.load = load
+  }
+
+  /// A .lrc beside local files, the cache, then LRCLIB.
+  public static func live(_ source: LyricsSource) -> LyricsClient {
+    LyricsClient(load: { song, done in source.load(song, completion: done) })
+  }
+
+  /// For players built without a lyrics source: every request fails and says so.
+  public static let unavailable = LyricsClient(load: { _, done in
+    done(.failure(.invalid("Lyrics are not available here")))
+  })
 }
 
 /// Playback as the view model drives it.

@@ -24,6 +24,10 @@ public final class PlayerViewModel {
   private let onQuit: @MainActor () -> Void
   /// Every action, in order (for tests and the log).
   public var onAction: (@MainActor (PlayerAction) -> Void)?
+  /// The start of the next synced lyrics line, with a wake-up asked for then (see
+  /// `scheduleLyricsWake`); `generation` tells the latest wake-up from older ones.
+  private var lyricsWake: (at: Double, generation: Int)?
+  private var lyricsWakeGeneration = 0
   /// Told after each action is applied: the effects it asked for and the new state (the desktop
   /// integration, MPRIS and notifications, follows the player through this).
   public var onStateChange: (@MainActor ([PlayerEffect], PlayerState) -> Void)?
@@ -68,6 +72,7 @@ public final class PlayerViewModel {
     for effect in effects { run(effect) }
     updateTicker()
     render()
+    scheduleLyricsWake()
     onStateChange?(effects, state)
   }
 
@@ -91,7 +96,13 @@ public final class PlayerViewModel {
         if let action = pointer.handle(event, layout: layout, state: state) {
           send(action)
         }
-      } else if let action = keyMap.action(for: key) {
+      } else if state.overlay == .search {
+        // The prompt takes the keys: they edit the line.
+        if let action = SearchKeys.action(for: key) { send(action) }
+      } else if let bound = keyMap.action(for: key) {
+        let (width, height) = terminal.size
+        guard let action = LyricsView.resolve(bound, state: state, width: width, height: height)
+        else { continue }
         send(action)
         if state.isQuitting { break }
       }
@@ -128,11 +139,41 @@ public final class PlayerViewModel {
   }
 
   private func tick() {
+    refreshPosition()
+    motion.advance()
+    send(.tick)
+  }
+
+  /// Reads how far the playing song is from the engine.
+  private func refreshPosition() {
     if let position = clients.audio.position(state.playID), state.playback == .playing {
       send(.playbackProgress(playID: state.playID, position: position, duration: nil))
     }
-    motion.advance()
-    send(.tick)
+  }
+
+  /// While synced lyrics are shown and the song plays, asks to be woken when the next line
+  /// starts, so the highlight moves on time whatever the ticker's rate, without a fast timer.
+  /// A seek or a pause changes what is due; an older wake-up then does nothing.
+  private func scheduleLyricsWake() {
+    guard !state.isQuitting, state.overlay == .lyrics, state.playback == .playing,
+      let panel = state.lyrics, panel.songID == state.currentSong?.id,
+      case .loaded(.synced(let lyrics)) = panel.phase,
+      let next = lyrics.nextChange(after: state.position)
+    else {
+      lyricsWake = nil
+      return
+    }
+    guard lyricsWake?.at != next else { return }
+    lyricsWakeGeneration += 1
+    let generation = lyricsWakeGeneration
+    lyricsWake = (next, generation)
+    // A little after the line's time, so the position read then has passed it.
+    scheduler.after(max(0, next - state.position) + 0.01) { [weak self] in
+      guard let self, self.lyricsWake?.generation == generation else { return }
+      self.lyricsWake = nil
+      self.refreshPosition()
+      self.scheduleLyricsWake()
+    }
   }
 
   private func run(_ effect: PlayerEffect) {
@@ -164,8 +205,58 @@ public final class PlayerViewModel {
           self?.post(.feedPageFailed(error.userMessage))
         }
       }
+    case .runQuery(let query, let offset, let limit):
+      let likes = clients.likes
+      clients.queries.run(query, offset, limit) { [weak self] result in
+        switch (result, offset) {
+        case (.success(let answer), 0):
+          self?.post(
+            .queryLoaded(
+              query, answer.songs.applyingLocalLikes(likes.all()), hidden: answer.hidden,
+              skipped: answer.skipped, received: answer.received))
+        case (.success(let answer), _):
+          self?.post(
+            .queryPageLoaded(
+              query, offset: offset, answer.songs.applyingLocalLikes(likes.all()),
+              received: answer.received))
+        case (.failure(let error), 0):
+          self?.post(
+            .queryFailed(
+              query, error.userMessage, retry: error.isTransient, retryAfter: error.retryAfter))
+        case (.failure(let error), _):
+          self?.post(
+            .queryPageFailed(
+              query, error.userMessage, retry: error.isTransient, retryAfter: error.retryAfter))
+        }
+      }
+    case .scheduleQueryRetry(let delay, let attempt):
+      scheduler.after(delay) { [weak self] in self?.send(.retryQuery(attempt: attempt)) }
+    case .scheduleQueryPageRetry(let delay, let attempt):
+      scheduler.after(delay) { [weak self] in self?.send(.retryQueryPage(attempt: attempt)) }
+    case .saveSearchHistory(let terms):
+      clients.saveSearchHistory(terms)
     case .scheduleFeedRetry(let delay, let attempt):
       scheduler.after(delay) { [weak self] in self?.send(.retryFeed(attempt: attempt)) }
+    case .loadLyrics(let song):
+      var song = song
+      // The decoder's length is better than none for matching a recording.
+      if song.duration == nil, song.id == state.currentSong?.id { song.duration = state.duration }
+      let id = song.id
+      clients.lyrics.load(song) { [weak self] result in
+        switch result {
+        case .success(let lyrics):
+          self?.post(.lyricsLoaded(songID: id, lyrics))
+        case .failure(let error):
+          self?.post(
+            .lyricsFailed(
+              songID: id, error.userMessage, retry: error.isTransient,
+              retryAfter: error.retryAfter))
+        }
+      }
+    case .scheduleLyricsRetry(let delay, let songID, let attempt):
+      scheduler.after(delay) { [weak self] in
+        self?.send(.retryLyrics(songID: songID, attempt: attempt))
+      }
     case .seek(let position, let playID):
       clients.audio.seek(position, playID)
     case .play(let song, let playID):
@@ -178,8 +269,11 @@ public final class PlayerViewModel {
       clients.likes.set(id, liked) { [weak self] error in
         if let error { self?.post(.likeSaveFailed(songID: id, liked: liked, error)) }
       }
-      clients.likes.sync(id, liked) { [weak self] refused, reason in
-        self?.post(.likeRejected(songID: id, liked: refused, reason))
+      // The likes server knows the feed's songs; search results are liked on this machine only.
+      if state.query == nil {
+        clients.likes.sync(id, liked) { [weak self] refused, reason in
+          self?.post(.likeRejected(songID: id, liked: refused, reason))
+        }
       }
     case .storeLikeLocally(let id, let liked):
       clients.likes.set(id, liked) { error in

@@ -30,9 +30,16 @@ public protocol AudioDecoder: AnyObject {
   var hasFormat: Bool { get }
   /// Tells the decoder the whole input size, which sharpens duration estimates.
   func setInputLength(_ bytes: Int64)
+  /// Tells the decoder that no input follows what was fed, so what it holds back for lack of
+  /// bytes (the last packets, an index at the end) is decoded now or reported damaged.
+  func finishInput()
   /// Prepares to decode from a frame (sample per channel) on; returns the frame it will really
   /// start at and the byte offset of the input to feed from next.
   func seek(toFrame frame: Int64) throws -> (frame: Int64, inputOffset: Int64)
+}
+
+extension AudioDecoder {
+  public func finishInput() {}
 }
 
 /// Why audio could not be decoded.
@@ -44,19 +51,20 @@ public enum DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
   public var description: String {
     switch self {
     case .unsupported(.unknown): return "not an audio format Riffle can play"
-    case .unsupported(let kind): return "\(kind.name) audio is not supported yet"
+    case .unsupported(let kind): return "\(kind.name) audio is not supported"
     case .corrupt(let detail): return "the audio is damaged (\(detail))"
     case .noAudio: return "the file holds no playable audio"
     }
   }
 }
 
-/// Picks and builds the decoder for some sniffed bytes.
+/// Picks and builds the decoder for some sniffed bytes: mpg123 for MP3, FFmpeg for the rest.
 public enum DecoderFactory {
   public static func make(for kind: AudioKind) throws -> AudioDecoder {
     switch kind {
     case .mp3: return try MP3Decoder()
-    default: throw DecodeError.unsupported(kind)
+    case .mp4, .aac, .flac, .ogg, .wav: return try FFmpegDecoder(kind: kind)
+    case .unknown: throw DecodeError.unsupported(kind)
     }
   }
 }

@@ -5,6 +5,8 @@ public enum AudioKind: Equatable, Sendable {
   case mp3
   /// MP4/M4A (iTunes previews): AAC inside.
   case mp4
+  /// Raw AAC in ADTS frames.
+  case aac
   case wav
   case ogg
   case flac
@@ -14,6 +16,7 @@ public enum AudioKind: Equatable, Sendable {
     switch self {
     case .mp3: return "MP3"
     case .mp4: return "MP4/AAC"
+    case .aac: return "AAC"
     case .wav: return "WAV"
     case .ogg: return "Ogg"
     case .flac: return "FLAC"
@@ -40,12 +43,27 @@ public enum AudioSniffer {
     }
     if b.count >= 4 && b[0...3] == [0x4F, 0x67, 0x67, 0x53] { return .ogg }
     if b.count >= 4 && b[0...3] == [0x66, 0x4C, 0x61, 0x43] { return .flac }
+    if let length = adtsFrameLength(b, at: 0),
+      b.count < length + 2 || adtsFrameLength(b, at: length) != nil
+    {
+      return .aac
+    }
     if let length = mpegFrameLength(b, at: 0) {
       // One header can happen by chance in noise; two in a row does not.
       if b.count < length + 4 { return .mp3 }
       if mpegFrameLength(b, at: length) != nil { return .mp3 }
     }
     return .unknown
+  }
+
+  /// The length in bytes of the ADTS (raw AAC) frame whose header starts at `offset`, if valid:
+  /// a 12-bit sync, layer 0, and a 13-bit length that covers at least the header.
+  static func adtsFrameLength(_ b: [UInt8], at offset: Int) -> Int? {
+    guard offset + 7 <= b.count, b[offset] == 0xFF, b[offset + 1] & 0xF6 == 0xF0,
+      (b[offset + 2] >> 2) & 0xF < 13
+    else { return nil }
+    let length = Int(b[offset + 3] & 0x3) << 11 | Int(b[offset + 4]) << 3 | Int(b[offset + 5] >> 5)
+    return length >= 7 ? length : nil
   }
 
   /// The length in bytes of the MPEG audio frame whose header starts at `offset`, if valid.

@@ -6,6 +6,7 @@ extension DecoderFactory {
     let decoder = try make(for: AudioSniffer.kind(of: bytes))
     decoder.setInputLength(Int64(bytes.count))
     try decoder.feed(bytes)
+    decoder.finishInput()
     var pcm = Data()
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     defer { buffer.deallocate() }

@@ -212,7 +212,9 @@ public final class PlaybackEngine: @unchecked Sendable {
             guard !sniffBytes.isEmpty else { throw DecodeError.noAudio }
             decoder = try makeDecoder(sniffBytes, session: session)
           }
-          // After a seek the decoder may hold input it was given before: play it out.
+          // Nothing more comes: what the decoder held back for lack of bytes plays now. After a
+          // seek the decoder may also hold input it was given before: play it out.
+          decoder!.finishInput()
           guard try drain(decoder!) else { return }
           if session.hasPendingSeek { continue }
           guard decoder?.hasFormat == true else { throw DecodeError.noAudio }

@@ -15,13 +15,44 @@ public enum PlayerAction: Equatable, Sendable {
   case feedPageLoaded([Song], paging: FeedPaging)
   case feedPageFailed(String)
 
+  // Search and artist queries: their results replace the pages.
+  /// `/`: opens the search prompt.
+  case openSearch
+  /// A change to the prompt's line.
+  case editSearch(SearchEdit)
+  /// Enter: searches for what the prompt holds.
+  case submitSearch
+  /// Esc: closes the prompt (and drops a search still waiting for its results).
+  case cancelSearch
+  /// `a`: the top songs of the current song's artist.
+  case showArtist
+  /// Asks a query directly (start-up with `riffle search` or `riffle artist`).
+  case runQuery(SongQuery)
+  /// The first results of a query (`hidden`: repeats left out; `skipped`: results without audio; `received`: results the catalog sent, which sets the next offset).
+  case queryLoaded(SongQuery, [Song], hidden: Int, skipped: Int, received: Int)
+  case queryFailed(SongQuery, String, retry: Bool, retryAfter: Double?)
+  /// The wait before try number `attempt` at a query is over.
+  case retryQuery(attempt: Int)
+  /// A later batch of results, asked for at `offset`.
+  case queryPageLoaded(SongQuery, offset: Int, [Song], received: Int)
+  case queryPageFailed(SongQuery, String, retry: Bool, retryAfter: Double?)
+  /// The wait before asking again for the next batch is over.
+  case retryQueryPage(attempt: Int)
+
   // User intents.
   case next
   case previous
   case togglePlay
   case toggleLike
   case toggleHelp
-  /// Try again what failed: the feed, or the song on this page.
+  /// Show or hide the lyrics of the current song.
+  case toggleLyrics
+  /// Scroll plain lyrics by some lines (negative: up).
+  case scrollLyrics(Int)
+  /// Scroll plain lyrics by some pages (negative: up). The view model turns this into lines
+  /// for the screen's size; without one, a page is `PlayerState.lyricsPageLines`.
+  case pageLyrics(Int)
+  /// Try again what failed: the feed, a search, the lyrics shown, or the song on this page.
   case retry
   /// Move the play position by some seconds (negative: back).
   case seek(by: Double)
@@ -43,6 +74,13 @@ public enum PlayerAction: Equatable, Sendable {
   /// The server refused the like: it is rolled back here and on this machine.
   case likeRejected(songID: String, liked: Bool, String)
 
+  // Lyrics, tagged with the song they are about.
+  case lyricsLoaded(songID: String, Lyrics)
+  /// They could not be had; `retry` when the cause may pass, as for the feed.
+  case lyricsFailed(songID: String, String, retry: Bool = false, retryAfter: Double? = nil)
+  /// The wait before try number `attempt` at loading a song's lyrics is over.
+  case retryLyrics(songID: String, attempt: Int)
+
   /// A frame of the timer (animations, spinner).
   case tick
 
@@ -55,7 +93,9 @@ extension PlayerAction {
   /// True for what the user asks for with a key or the mouse (as opposed to reports coming back).
   public var isUserIntent: Bool {
     switch self {
-    case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit:
+    case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit,
+      .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .toggleLyrics,
+      .scrollLyrics, .pageLyrics:
       return true
     default:
       return false

@@ -7,6 +7,14 @@ public enum PlayerEffect: Equatable, Sendable {
   case loadFeedPage(URL, page: Int, pageSize: Int?)
   /// Send `.retryFeed(attempt:)` after this many seconds.
   case scheduleFeedRetry(after: Double, attempt: Int)
+  /// Ask a catalog for `limit` results of a query from `offset` on.
+  case runQuery(SongQuery, offset: Int, limit: Int)
+  /// Send `.retryQuery(attempt:)` after this many seconds.
+  case scheduleQueryRetry(after: Double, attempt: Int)
+  /// Send `.retryQueryPage(attempt:)` after this many seconds.
+  case scheduleQueryPageRetry(after: Double, attempt: Int)
+  /// Keep the search history for the next run.
+  case saveSearchHistory([String])
   /// Stop whatever plays and play this song from the start.
   case play(Song, playID: Int)
   case pause
@@ -17,6 +25,11 @@ public enum PlayerEffect: Equatable, Sendable {
   case persistLike(songID: String, liked: Bool)
   /// Save a like on this machine only (a rollback of what the server refused).
   case storeLikeLocally(songID: String, liked: Bool)
+  /// Find the lyrics of this song (a .lrc beside a local file, the cache, then LRCLIB) and send
+  /// `.lyricsLoaded` or `.lyricsFailed`.
+  case loadLyrics(Song)
+  /// Send `.retryLyrics(songID:attempt:)` after this many seconds.
+  case scheduleLyricsRetry(after: Double, songID: String, attempt: Int)
   /// Stop audio, give the terminal back and exit.
   case quit
 }

@@ -42,6 +42,34 @@ public struct PlayerState: Equatable, Sendable {
   /// Something drawn over the page.
   public enum Overlay: Equatable, Sendable {
     case help
+    /// The words of the current song (`lyrics` says which song and how far they are).
+    case lyrics
+    /// The search prompt (its line is `search`).
+    case search
+  }
+
+  /// The lyrics of one song: asked for, here, or failed.
+  public struct LyricsPanel: Equatable, Sendable {
+    public enum Phase: Equatable, Sendable {
+      case loading
+      case loaded(Lyrics)
+      /// Why they could not be had, said to the user (with the retry countdown, if any).
+      case failed(String)
+    }
+    /// The song these lyrics are about; results for any other song are ignored.
+    public var songID: String
+    public var phase: Phase
+    /// First line shown of plain lyrics (synced lyrics follow the song instead).
+    public var scroll: Int
+    /// Failed tries in a row at loading them; sets the wait before the next.
+    public var attempts: Int
+
+    public init(songID: String, phase: Phase, scroll: Int = 0, attempts: Int = 0) {
+      self.songID = songID
+      self.phase = phase
+      self.scroll = scroll
+      self.attempts = attempts
+    }
   }
 
   /// Paging of the feed, when it pages.
@@ -79,11 +107,24 @@ public struct PlayerState: Equatable, Sendable {
   /// A notice that stays until the next key (see `PlayerAction.notify`).
   public var notice: String?
   public var overlay: Overlay?
+  /// The lyrics last asked for; kept while the overlay is hidden so showing them again is free.
+  public var lyrics: LyricsPanel?
   /// Frames left in the like "pop" animation; 0 when still.
   public var likePulse: Int = 0
   /// Counts timer frames; drives the spinner.
   public var frame: Int = 0
   public var isQuitting = false
+
+  /// The query whose results are the pages; nil while the pages are the feed.
+  public var query: SongQuery?
+  /// Paging of the query's results.
+  public var queryPaging: QueryPaging?
+  /// A query asked for whose results have not replaced the pages yet.
+  public var request: QueryRequest?
+  /// The search prompt's line while the prompt is open.
+  public var search: SearchPrompt?
+  /// Earlier searches, newest last (Up and Down walk through them).
+  public var searchHistory: [String] = []
 
   public init() {}
 
@@ -98,7 +139,13 @@ public struct PlayerState: Equatable, Sendable {
   /// True while something on screen moves with time, so the timer must run.
   public var needsTimer: Bool {
     playback == .playing || playback == .loading || playback == .buffering || feed == .loading
-      || isAnimating
+      || isAnimating || isQuerying || (overlay == .lyrics && lyrics?.phase == .loading)
+  }
+
+  /// True while a search or artist request runs (the activity spinner turns).
+  public var isQuerying: Bool {
+    if let request, !request.isWaiting { return true }
+    return false
   }
 
   /// True while a short animation runs (the timer then ticks fast enough for smooth motion).
@@ -106,6 +153,9 @@ public struct PlayerState: Equatable, Sendable {
 
   /// How close to the end of the loaded songs the next page is asked for.
   public static let pagingLookahead = 3
+
+  /// Lines a page of plain lyrics scrolls when the screen's size is not known.
+  public static let lyricsPageLines = 10
 
   /// Number of frames a like "pop" lasts.
   public static let likePulseFrames = 6

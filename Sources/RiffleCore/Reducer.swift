@@ -15,6 +15,8 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     return []
 
   case .start(let url):
+    state.query = nil
+    state.queryPaging = nil
     state.feedURL = url
     state.feedAttempts = 0
     state.feed = .loading
@@ -22,6 +24,8 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     return [.loadFeed(url)]
 
   case .feedLoaded(let songs, let skipped, let paging):
+    // Results of a search that came first are not replaced by the feed.
+    guard state.query == nil else { return [] }
     state.feed = .loaded
     state.feedAttempts = 0
     state.songs = songs
@@ -41,6 +45,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     return playCurrent(&state) + loadMoreIfNear(&state)
 
   case .feedFailed(let reason, let retry, let retryAfter):
+    guard state.query == nil else { return [] }
     guard state.songs.isEmpty else {
       state.message = .init(.error, reason)
       return []
@@ -51,8 +56,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
       return []
     }
     state.feedAttempts += 1
-    let backoff = min(30, pow(2, Double(state.feedAttempts - 1)))
-    let delay = max(1, retryAfter ?? backoff)
+    let delay = retryDelay(attempt: state.feedAttempts, serverAsked: retryAfter)
     state.message = .init(.error, "\(reason): retrying in \(Int(delay.rounded())) s")
     return [.scheduleFeedRetry(after: delay, attempt: state.feedAttempts)]
 
@@ -87,13 +91,18 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     return []
 
   case .retry:
+    if let request = state.request, request.isWaiting {
+      return runRequest(&state, request)
+    }
     if case .failed = state.feed, state.songs.isEmpty, let url = state.feedURL {
       state.feed = .loading
       state.message = nil
       return [.loadFeed(url)]
     }
-    if case .failed = state.playback { return playCurrent(&state) }
-    return loadMoreIfNear(&state)
+    // Lyrics shown as failed are asked for again (with the song, if that failed too).
+    let lyrics = loadLyricsIfNeeded(&state)
+    if case .failed = state.playback { return lyrics + playCurrent(&state) }
+    return lyrics + loadMoreIfNear(&state)
 
   case .seek(by: let delta):
     return seek(&state, to: state.position + delta)
@@ -134,6 +143,55 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
   case .toggleHelp:
     state.overlay = state.overlay == .help ? nil : .help
     return []
+
+  case .toggleLyrics:
+    if state.overlay == .lyrics {
+      state.overlay = nil
+      return []
+    }
+    state.overlay = .lyrics
+    return loadLyricsIfNeeded(&state)
+
+  case .pageLyrics(let pages):
+    return reduce(&state, .scrollLyrics(pages * PlayerState.lyricsPageLines))
+
+  case .scrollLyrics(let lines):
+    guard state.overlay == .lyrics, let panel = state.lyrics,
+      case .loaded(.plain(let text)) = panel.phase
+    else { return [] }
+    state.lyrics?.scroll = min(max(0, panel.scroll + lines), max(0, text.count - 1))
+    return []
+
+  case .lyricsLoaded(let songID, let lyrics):
+    guard let panel = state.lyrics, panel.songID == songID, panel.phase == .loading else {
+      return []
+    }
+    state.lyrics = .init(songID: songID, phase: .loaded(lyrics))
+    return []
+
+  case .lyricsFailed(let songID, let reason, let retry, let retryAfter):
+    guard let panel = state.lyrics, panel.songID == songID, panel.phase == .loading else {
+      return []
+    }
+    // Nobody is looking: no point in trying again until the lyrics are shown.
+    guard retry, state.overlay == .lyrics else {
+      state.lyrics?.phase = .failed(reason)
+      return []
+    }
+    let attempt = panel.attempts + 1
+    let delay = retryDelay(attempt: attempt, serverAsked: retryAfter)
+    state.lyrics?.attempts = attempt
+    state.lyrics?.phase = .failed("\(reason): retrying in \(Int(delay.rounded())) s")
+    return [.scheduleLyricsRetry(after: delay, songID: songID, attempt: attempt)]
+
+  case .retryLyrics(let songID, let attempt):
+    // Only the latest scheduled retry for the song shown counts.
+    guard state.overlay == .lyrics, let panel = state.lyrics, panel.songID == songID,
+      panel.attempts == attempt, case .failed = panel.phase, let song = state.currentSong,
+      song.id == songID
+    else { return [] }
+    state.lyrics?.phase = .loading
+    return [.loadLyrics(song)]
 
   case .quit:
     state.isQuitting = true
@@ -191,6 +249,10 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     state.songs[at] = state.songs[at].togglingLike()
     return [.storeLikeLocally(songID: songID, liked: !liked)]
 
+  case .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .runQuery,
+    .queryLoaded, .queryFailed, .retryQuery, .queryPageLoaded, .queryPageFailed, .retryQueryPage:
+    return reduceQuery(&state, action)
+
   case .tick:
     state.frame &+= 1
     if state.likePulse > 0 { state.likePulse -= 1 }
@@ -199,18 +261,33 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
 }
 
 /// Starts the song on the current page from the beginning under a new play request.
-private func playCurrent(_ state: inout PlayerState) -> [PlayerEffect] {
+func playCurrent(_ state: inout PlayerState) -> [PlayerEffect] {
   guard let song = state.currentSong else { return [] }
   state.playID += 1
   state.playback = .loading
   state.position = 0
   state.duration = song.duration
   if case .error = state.message?.kind { state.message = nil }
-  return [.play(song, playID: state.playID)]
+  return [.play(song, playID: state.playID)] + loadLyricsIfNeeded(&state)
+}
+
+/// While the lyrics are shown, asks for the current song's unless they are here or coming.
+/// A failed try is tried again now; the count of tries goes on, so an older scheduled retry
+/// cannot match.
+private func loadLyricsIfNeeded(_ state: inout PlayerState) -> [PlayerEffect] {
+  guard state.overlay == .lyrics, let song = state.currentSong else { return [] }
+  var attempts = 0
+  if let panel = state.lyrics, panel.songID == song.id {
+    guard case .failed = panel.phase else { return [] }
+    attempts = panel.attempts
+  }
+  state.lyrics = .init(songID: song.id, phase: .loading, attempts: attempts)
+  return [.loadLyrics(song)]
 }
 
 /// Asks for the next feed page when the user is within `pagingLookahead` songs of the end.
-private func loadMoreIfNear(_ state: inout PlayerState) -> [PlayerEffect] {
+func loadMoreIfNear(_ state: inout PlayerState) -> [PlayerEffect] {
+  if state.query != nil { return loadMoreResultsIfNear(&state) }
   guard let url = state.feedURL, let paging = state.paging, let next = paging.nextPage,
     !paging.isLoading, state.index + PlayerState.pagingLookahead >= state.songs.count - 1
   else { return [] }

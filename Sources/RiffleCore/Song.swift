@@ -14,10 +14,15 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable {
   public var isLiked: Bool
   /// Length in seconds when the source says; the decoder's figure replaces it once known.
   public var duration: Double?
+  /// The album (collection) the song is on, when the source says.
+  public var album: String?
+  /// Length of the whole recording when the audio is only a preview of it (iTunes).
+  public var trackLength: Double?
 
   public init(
     id: String, title: String, displayName: String, handle: String, imageURL: URL? = nil,
-    audioURL: URL, likeCount: Int = 0, isLiked: Bool = false, duration: Double? = nil
+    audioURL: URL, likeCount: Int = 0, isLiked: Bool = false, duration: Double? = nil,
+    album: String? = nil, trackLength: Double? = nil
   ) {
     self.id = id
     self.title = title
@@ -28,6 +33,8 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable {
     self.likeCount = likeCount
     self.isLiked = isLiked
     self.duration = duration
+    self.album = album
+    self.trackLength = trackLength
   }
 
   /// The same song with its like flipped and the count moved by one (never below zero).

@@ -8,14 +8,19 @@ public struct KeyMap: Sendable {
     self.bindings = bindings
   }
 
-  /// Left/Right page, space plays and pauses, `l` likes, `?` help, `q` quits.
+  /// Left/Right page, space plays and pauses, `l` likes, `/` searches, `a` shows the artist's
+  /// top songs, `y` shows lyrics, `?` help, `q` quits.
   public static let standard = KeyMap(bindings: [
     .left: .previous, .right: .next,
     .char(" "): .togglePlay, .char("l"): .toggleLike, .char("L"): .toggleLike,
     .char("?"): .toggleHelp, .char("q"): .quit, .char("Q"): .quit,
     .char("["): .seek(by: -10), .char("]"): .seek(by: 10),
     .shiftLeft: .seek(by: -10), .shiftRight: .seek(by: 10), .char("r"): .retry,
-    .home: .seekTo(0),
+    .home: .seekTo(0), .char("/"): .openSearch, .char("a"): .showArtist,
+    .char("y"): .toggleLyrics,
+    // These scroll plain lyrics while they are shown, and do nothing otherwise.
+    .up: .scrollLyrics(-1), .down: .scrollLyrics(1), .pageUp: .pageLyrics(-1),
+    .pageDown: .pageLyrics(1),
   ])
 
   public func action(for key: Key) -> PlayerAction? {

@@ -51,7 +51,14 @@ public struct PageView {
     } else {
       drawEmpty(&screen, state: state)
     }
+    if state.overlay == .lyrics {
+      LyricsView(theme: theme, retryKey: keyMap.names(for: .retry).first)
+        .draw(&screen, state: state)
+    }
     if state.overlay == .help { drawHelp(&screen) }
+    if state.overlay == .search, let prompt = state.search {
+      drawSearch(&screen, prompt: prompt)
+    }
     return screen
   }
 
@@ -133,10 +140,12 @@ public struct PageView {
 
     let artist = song.displayName.isEmpty ? "Unknown artist" : song.displayName
     let used = screen.put(artist, x: margin, y: layout.artistRow, style: text, maxWidth: inner)
-    if !song.handle.isEmpty && used + 3 < inner {
+    // The @handle where the source has one (the feed), else the album (iTunes).
+    let aside =
+      !song.handle.isEmpty ? " @" + song.handle : song.album.map { " \u{00B7} " + $0 } ?? ""
+    if !aside.isEmpty && used + 3 < inner {
       screen.put(
-        " @" + song.handle, x: margin + used, y: layout.artistRow, style: muted,
-        maxWidth: inner - used)
+        aside, x: margin + used, y: layout.artistRow, style: muted, maxWidth: inner - used)
     }
 
     drawLike(&screen, song: song, pulse: state.likePulse, x: margin, y: layout.likeRow)
@@ -150,7 +159,9 @@ public struct PageView {
   /// The longest key hint line that fits; "q quit" is in every one.
   static func hints(fitting width: Int) -> String {
     let choices = [
-      "←/→ page  space play/pause  l like  [ ] seek  ? help  q quit",
+      "←/→ page  space play/pause  l like  / search  a artist  y lyrics  ? help  q quit",
+      "←/→ page  space play/pause  l like  / search  y lyrics  ? help  q quit",
+      "←/→ page  space play/pause  l like  / search  ? help  q quit",
       "←/→ page  space play/pause  l like  ? help  q quit",
       "←/→ page  space play  l like  ? help  q quit",
       "space play  l like  ? help  q quit",
@@ -225,9 +236,14 @@ public struct PageView {
     case .loading: line = "\(spinner) Loading…"
     case .buffering: line = "\(spinner) Buffering…"
     case .paused: line = "Paused"
-    case .finished: line = "End of the feed"
+    case .finished: line = state.query == nil ? "End of the feed" : "End of the results"
     case .failed: line = "Cannot play this song"
     case .playing, .idle: line = ""
+    }
+    if let request = state.request, !request.isWaiting {
+      // A search or artist query on its way: its activity shows until the results replace
+      // the pages.
+      line = "\(spinner) \(request.query.activity)"
     }
     if let notice = state.notice {
       line = notice
@@ -252,7 +268,8 @@ public struct PageView {
       "Riffle", y: max(0, y - 2), style: CellStyle(foreground: theme.text, bold: true))
     switch state.feed {
     case .idle, .loading:
-      screen.putCentered("\(spinner) Loading songs…", y: y, style: muted)
+      let activity = state.request.map(\.query.activity) ?? "Loading songs…"
+      screen.putCentered("\(spinner) \(activity)", y: y, style: muted)
     case .failed(let reason):
       // The message says the reason and, while retrying, when the next try comes.
       screen.putCentered(
@@ -273,7 +290,10 @@ public struct PageView {
       ([.previous, .next], "previous / next song"),
       ([.togglePlay], "play / pause"),
       ([.toggleLike], "like / unlike"),
+      ([.toggleLyrics], "show / hide lyrics"),
       ([.seek(by: -10), .seek(by: 10)], "back / forward 10 s"),
+      ([.openSearch], "search iTunes"),
+      ([.showArtist], "the artist's top songs"),
       ([.retry], "retry what failed"),
       ([.toggleHelp], "show / hide this help"),
     ]
@@ -303,6 +323,39 @@ public struct PageView {
       keyStyle.foreground = theme.accent
       screen.put(row.0, x: x + 3, y: y + 3 + i, style: keyStyle, maxWidth: 8)
       screen.put(row.1, x: x + 12, y: y + 3 + i, style: box, maxWidth: boxWidth - 14)
+    }
+  }
+
+  /// The search prompt: a box across the upper part of the page with the line being typed.
+  private func drawSearch(_ screen: inout Screen, prompt: SearchPrompt) {
+    let boxWidth = min(screen.width - 2, 64)
+    let boxHeight = min(5, screen.height)
+    let x = (screen.width - boxWidth) / 2
+    let y = max(0, min(screen.height / 4, screen.height - boxHeight))
+    let box = CellStyle(foreground: theme.text, background: .rgb(30, 30, 40))
+    screen.fill(x: x, y: y, width: boxWidth, height: boxHeight, style: box)
+    var label = box
+    label.bold = true
+    label.foreground = theme.accent
+    let lineY = y + (boxHeight >= 5 ? 2 : boxHeight / 2)
+    if boxHeight >= 5 { screen.put("Search iTunes", x: x + 2, y: y + 1, style: label) }
+    let field = SearchField.layout(prompt, width: max(1, boxWidth - 6))
+    let fieldStart = screen.put("/ ", x: x + 2, y: lineY, style: label) + x + 2
+    screen.put(field.text, x: fieldStart, y: lineY, style: box, maxWidth: boxWidth - 6)
+    // The cursor is drawn as a block in the line's colours reversed.
+    let cursorX = fieldStart + field.cursorColumn
+    if cursorX < x + boxWidth - 1 {
+      var cell = screen[cursorX, lineY]
+      if field.cursorColumn >= DisplayWidth.of(field.text) { cell.text = " " }
+      cell.style = CellStyle(foreground: box.background, background: theme.text)
+      screen[cursorX, lineY] = cell
+    }
+    if boxHeight >= 5 {
+      var hint = box
+      hint.foreground = theme.muted
+      screen.put(
+        "Enter search  Esc cancel  ↑/↓ earlier searches", x: x + 2, y: y + 3, style: hint,
+        maxWidth: boxWidth - 4)
     }
   }
 

@@ -65,6 +65,23 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
       self.body = body
     }
 
+    /// The query's items as a server reading form encoding sees them ("+" is a space,
+    /// percent escapes decoded); a name given twice keeps its last value.
+    public var formQuery: [String: String] {
+      guard let query = target.split(separator: "?", maxSplits: 1).dropFirst().first else {
+        return [:]
+      }
+      func decode(_ text: Substring) -> String {
+        text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(text)
+      }
+      var items: [String: String] = [:]
+      for pair in query.split(separator: "&") {
+        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        items[decode(parts[0])] = parts.count > 1 ? decode(parts[1]) : ""
+      }
+      return items
+    }
+
     /// The target without its query string (and without scheme and
     /// authority if the client sent an absolute URL); not percent-decoded.
     public var path: String {

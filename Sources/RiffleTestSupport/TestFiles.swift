@@ -145,3 +145,41 @@ extension WAVFile {
     return try read(out)
   }
 }
+
+extension WAVFile {
+  /// Decodes any audio file with the `ffmpeg` program to 44.1 kHz stereo 16-bit: the
+  /// independent reference for what an M4A holds (`ffmpeg -i f -ar 44100 -ac 2 -f wav`).
+  public static func decodedByFFmpeg(_ file: URL) throws -> WAVFile {
+    let dir = try TemporaryDirectory()
+    let out = dir.file("reference.wav")
+    let result = try runProgram(
+      "/usr/bin/ffmpeg",
+      [
+        "-nostdin", "-loglevel", "error", "-i", file.path, "-ar", "44100", "-ac", "2",
+        "-c:a", "pcm_s16le", "-f", "wav", out.path,
+      ])
+    guard result.status == 0 else {
+      throw FormatError(description: "ffmpeg failed on \(file.lastPathComponent): \(result.stderr)")
+    }
+    return try read(out)
+  }
+}
+
+extension TestFiles {
+  /// Encodes `source` to AAC-LC 128k in M4A with the `ffmpeg` program, as iTunes previews are,
+  /// for tests that need a longer M4A than the committed fixtures (which stay small). Noise
+  /// substitution is off, as for the fixtures (see scripts/make-catalog.py).
+  public static func encodeM4A(_ source: URL, into dir: TemporaryDirectory) throws -> URL {
+    let out = dir.file(source.deletingPathExtension().lastPathComponent + ".m4a")
+    let result = try runProgram(
+      "/usr/bin/ffmpeg",
+      [
+        "-nostdin", "-loglevel", "error", "-y", "-i", source.path, "-c:a", "aac", "-b:a", "128k",
+        "-aac_pns", "0", "-map_metadata", "-1", "-movflags", "+faststart", out.path,
+      ])
+    guard result.status == 0 else {
+      throw WAVFile.FormatError(description: "ffmpeg could not encode: \(result.stderr)")
+    }
+    return out
+  }
+}

@@ -27,21 +27,6 @@ struct Doctor: ParsableCommand {
       valueName: "source"))
   var source: String?
 
-  /// Parses and runs `riffle doctor ARGUMENTS`, with help as part of riffle's.
-  static func runAsSubcommand(_ arguments: [String]) -> Never {
-    if arguments.contains(where: { ["-h", "--help", "help"].contains($0) }) {
-      print(Riffle.helpMessage(for: Doctor.self))
-      Riffle.exit()
-    }
-    do {
-      var doctor = try Doctor.parse(arguments)
-      try doctor.run()
-      Riffle.exit()
-    } catch {
-      Doctor.exit(withError: error)
-    }
-  }
-
   func run() throws {
     let environment = ProcessInfo.processInfo.environment
     let paths = AppPaths.fromEnvironment(environment)
@@ -175,10 +160,10 @@ struct DoctorCheck {
   static func source(_ source: String?) -> DoctorCheck {
     let url: URL
     do {
-      url = try Riffle.parse(source.map { [$0] } ?? []).resolveSource()
+      url = try Play.parse(source.map { [$0] } ?? []).resolveSource()
     } catch {
       return DoctorCheck(
-        level: .fail, name: "source", finding: Riffle.message(for: error),
+        level: .fail, name: "source", finding: Play.message(for: error),
         fix: "pass an http(s):// or file:// URL or the path of a feed")
     }
     let feeds = FeedSource(client: HTTPClient(connectTimeout: 5, stallTimeout: 5))

@@ -10,35 +10,39 @@ import RiffleTUI
   import Glibc
 #endif
 
-/// `riffle [SOURCE] [--audio DRIVER]`: the composition root. Builds the live world and runs it.
+/// `riffle [SOURCE]`, `riffle search TERM`, `riffle artist NAME`: the composition root. Builds
+/// the live world and runs it.
 @main
 struct Riffle: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "riffle",
     abstract: "A full-screen terminal music player: one song a page, arrows to swipe.",
-    usage: """
-      riffle [<source>] [--audio <driver>] [--likes-endpoint <template>]
-      riffle doctor [<source>]
-      """,
     discussion: """
-      Keys: Left/Right page between songs, space plays and pauses, l likes, ? shows help, \
-      q quits.
+      Keys: Left/Right page between songs, space plays and pauses, l likes, / searches iTunes, \
+      a shows the artist's top songs, y shows lyrics, ? shows help, q quits.
 
       Examples:
         riffle                                   # the bundled catalog, offline
         riffle https://apitest.suno.com/api/songs
         riffle ~/music/feed.json --audio wav:/tmp/out.wav
+        riffle search daft punk
+        riffle artist Björk
         riffle doctor                            # what to fix on this machine
+
+      Options of play, search and artist (see 'riffle help play'):
+        --audio DRIVER          auto (pulse, then alsa, then silent in real time), pulse, alsa,
+                                null, or wav:PATH
+        --likes-endpoint URL    send likes to a server ({id} in the URL)
+        --itunes-url URL        the iTunes Search API's base URL
+        --lyrics-url URL        LRCLIB's base URL
       """,
     version: VersionReport.text(),
-    subcommands: [Doctor.self])
+    subcommands: [Play.self, Search.self, Artist.self, Doctor.self],
+    defaultSubcommand: Play.self)
+}
 
-  @Argument(
-    help: ArgumentHelp(
-      "A feed: an http(s):// or file:// URL, or a path to a feed file. None plays the bundled catalog.",
-      valueName: "source"))
-  var source: String?
-
+/// Options every way of starting the player takes.
+struct PlayerOptions: ParsableArguments {
   @Option(
     name: .long,
     help: ArgumentHelp(
@@ -53,16 +57,19 @@ struct Riffle: ParsableCommand {
       valueName: "template"))
   var likesEndpoint: String?
 
-  /// `riffle doctor ...` runs `Doctor`; left to the parser, the feed argument takes the word.
-  static func main() {
-    let arguments = Array(CommandLine.arguments.dropFirst())
-    let doctor = Doctor.configuration.commandName
-    if arguments.first == "help" && arguments.dropFirst().first == doctor {
-      Doctor.runAsSubcommand(["--help"])
-    }
-    guard arguments.first == doctor else { return main(nil) }
-    Doctor.runAsSubcommand(Array(arguments.dropFirst()))
-  }
+  @Option(
+    name: .customLong("itunes-url"),
+    help: ArgumentHelp(
+      "Base URL of the iTunes Search API (also RIFFLE_ITUNES_URL or itunes_url in config.toml).",
+      valueName: "url"))
+  var itunesURL: String?
+
+  @Option(
+    name: .customLong("lyrics-url"),
+    help: ArgumentHelp(
+      "The LRCLIB server lyrics come from (also RIFFLE_LYRICS_URL or lyrics_url in config.toml); default https://lrclib.net",
+      valueName: "url"))
+  var lyricsURL: String?
 
   func validate() throws {
     if let likesEndpoint, let problem = LikeSync.validate(likesEndpoint) {
@@ -71,27 +78,74 @@ struct Riffle: ParsableCommand {
     guard AudioDriverChoice(argument: audio) != nil else {
       throw ValidationError("--audio must be auto, pulse, alsa, null or wav:PATH, not '\(audio)'")
     }
+    for (flag, value) in [("--itunes-url", itunesURL), ("--lyrics-url", lyricsURL)] {
+      if let value, Config.serviceURL(value) == nil {
+        throw ValidationError("\(flag) must be an http:// or https:// URL, not '\(value)'")
+      }
+    }
   }
 
-  func run() throws {
+  /// Starts the player on what `first` asks for and never returns.
+  func launch(_ first: Opening) throws -> Never {
     let driver = AudioDriverChoice(argument: audio)!
-    let feedURL = try resolveSource()
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
       throw ValidationError("riffle needs a terminal (stdin and stdout must be a TTY)")
     }
+    let environment = ProcessInfo.processInfo.environment
     let paths = AppPaths.fromEnvironment()
+    let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
+    // Each service's base URL: the flag, then the environment, then config.toml, then the default.
+    let services: (itunes: URL, lyrics: URL)
+    do {
+      services = (
+        try Config.resolveServiceURL(
+          flag: ("--itunes-url", itunesURL),
+          environment: ("RIFFLE_ITUNES_URL", environment["RIFFLE_ITUNES_URL"]),
+          file: config.itunesURL, fallback: ITunesCatalog.defaultBase),
+        try Config.resolveServiceURL(
+          flag: ("--lyrics-url", lyricsURL),
+          environment: ("RIFFLE_LYRICS_URL", environment["RIFFLE_LYRICS_URL"]),
+          file: config.lyricsURL, fallback: LyricsSource.defaultBaseURL)
+      )
+    } catch {
+      throw ValidationError(error.message)
+    }
     redirectStandardError(to: paths.logFile)
     MainActor.assumeIsolated {
       do {
         try startPlayer(
-          feedURL: feedURL, driver: driver, paths: paths,
-          likeSync: likesEndpoint.map { LikeSync(template: $0) })
+          first, driver: driver, paths: paths, config: (config, problems),
+          services: services, likeSync: likesEndpoint.map { LikeSync(template: $0) })
       } catch {
         FileHandle.standardError.write(Data("riffle: \(error)\n".utf8))
         Foundation.exit(1)
       }
     }
     dispatchMain()
+  }
+}
+
+/// What the player shows first.
+enum Opening {
+  case feed(URL)
+  case query(SongQuery)
+}
+
+/// `riffle [SOURCE]`: a feed, or the bundled catalog.
+struct Play: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Play a feed (the default): a URL, a feed file, or the bundled catalog.")
+
+  @Argument(
+    help: ArgumentHelp(
+      "A feed: an http(s):// or file:// URL, or a path to a feed file. None plays the bundled catalog.",
+      valueName: "source"))
+  var source: String?
+
+  @OptionGroup var options: PlayerOptions
+
+  func run() throws {
+    try options.launch(.feed(try resolveSource()))
   }
 
   /// The feed to open: the argument as a URL or path, or the bundled catalog.
@@ -120,6 +174,49 @@ struct Riffle: ParsableCommand {
   }
 }
 
+/// `riffle search TERM`: starts on iTunes search results.
+struct Search: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Search the iTunes catalog and page through the results (30 s previews).")
+
+  @Argument(help: ArgumentHelp("What to search for.", valueName: "term"))
+  var term: [String]
+
+  @OptionGroup var options: PlayerOptions
+
+  func validate() throws {
+    if words(term).isEmpty { throw ValidationError("give something to search for") }
+  }
+
+  func run() throws {
+    try options.launch(.query(.search(words(term))))
+  }
+}
+
+/// `riffle artist NAME`: starts on an artist's top songs.
+struct Artist: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Show an artist's top songs, most popular first, each song once.")
+
+  @Argument(help: ArgumentHelp("The artist's name.", valueName: "name"))
+  var name: [String]
+
+  @OptionGroup var options: PlayerOptions
+
+  func validate() throws {
+    if words(name).isEmpty { throw ValidationError("give an artist's name") }
+  }
+
+  func run() throws {
+    try options.launch(.query(.artist(words(name))))
+  }
+}
+
+/// Words given as separate arguments, as one line.
+private func words(_ parts: [String]) -> String {
+  TextSanitizer.sanitize(parts.joined(separator: " ")).trimmingCharacters(in: .whitespaces)
+}
+
 @MainActor
 private var liveSources: [any DispatchSourceProtocol] = []
 @MainActor
@@ -127,29 +224,46 @@ private var liveModel: PlayerViewModel?
 
 @MainActor
 private func startPlayer(
-  feedURL: URL, driver: AudioDriverChoice, paths: AppPaths, likeSync: LikeSync?
+  _ first: Opening, driver: AudioDriverChoice, paths: AppPaths,
+  config: (config: Config, problems: [Config.Problem]), services: (itunes: URL, lyrics: URL),
+  likeSync: LikeSync?
 ) throws {
+  let (config, problems) = config
   let terminal = try NCursesTerminal()
   let likeStore = LikeStore(file: paths.likesFile)
   let feeds = FeedSource()
   let box = ModelBox()
+  let historyFile = paths.searchHistoryFile
   let clients = PlayerClients(
     loadFeed: { url, done in feeds.load(url, completion: done) },
     audio: .live(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
       output: { try AudioOutput.open(driver) },
       events: { event in box.model?.post(event.action) }),
-    likes: .live(likeStore, remote: likeSync))
-  let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
+    likes: .live(likeStore, remote: likeSync),
+    queries: .itunes(ITunesCatalog(base: services.itunes)),
+    saveSearchHistory: { terms in
+      do {
+        try SearchHistory.save(terms, to: historyFile)
+      } catch {
+        FileHandle.standardError.write(Data("search history: \(error)\n".utf8))
+      }
+    },
+    lyrics: .live(
+      LyricsSource(
+        baseURL: services.lyrics,
+        cache: DiskCache(folder: paths.cache.appendingPathComponent("lyrics"), capacity: 8 << 20))))
   let artwork = Artwork(
     mode: Artwork.mode(
       environment: ProcessInfo.processInfo.environment, terminalColors: terminal.colorCount),
     load: Artwork.liveLoader(
       client: .shared,
       cache: DiskCache(folder: paths.cache.appendingPathComponent("images"), capacity: 64 << 20)))
+  var state = PlayerState()
+  state.searchHistory = SearchHistory.load(from: historyFile)
   let model = PlayerViewModel(
     clients: clients, terminal: terminal, ticker: DispatchTicker(), keyMap: config.keyMap,
-    view: PageView(theme: config.theme, keyMap: config.keyMap), artwork: artwork,
+    view: PageView(theme: config.theme, keyMap: config.keyMap), state: state, artwork: artwork,
     onQuit: { Foundation.exit(0) })
   box.model = model
   liveModel = model
@@ -187,7 +301,10 @@ private func startPlayer(
     FileHandle.standardError.write(Data("likes: \(problem)\n".utf8))
   }
   model.render()
-  model.send(.start(feedURL))
+  switch first {
+  case .feed(let url): model.send(.start(url))
+  case .query(let query): model.send(.runQuery(query))
+  }
   for problem in problems {
     FileHandle.standardError.write(Data("\(problem)\n".utf8))
   }

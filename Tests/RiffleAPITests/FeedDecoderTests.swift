@@ -104,6 +104,15 @@ struct FlatFeedTests {
     #expect(song?.duration == nil)
   }
 
+  @Test("The album is read when the entry has one (album or album_name), else nil")
+  func album() throws {
+    let audio = #""audio_url": "https://cdn1.example.com/a.mp3""#
+    #expect(try decodeOne(#"{"id": "a", \#(audio), "album": " Lights "}"#)?.album == "Lights")
+    #expect(try decodeOne(#"{"id": "a", \#(audio), "album_name": "Orbit"}"#)?.album == "Orbit")
+    #expect(try decodeOne(#"{"id": "a", \#(audio), "album": null}"#)?.album == nil)
+    #expect(try decodeOne(#"{"id": "a", \#(audio)}"#)?.album == nil)
+  }
+
   @Test("Surrounding whitespace is trimmed from ids, titles and names")
   func whitespaceTrimmed() throws {
     let song = try decodeOne(

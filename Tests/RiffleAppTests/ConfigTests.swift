@@ -7,6 +7,8 @@ import Testing
 
 /// The whole documented file (docs/configuration.md), with a few values changed from the defaults.
 private let documentedFile = """
+  lyrics_url = "https://lyrics.example.org"
+
   [keys]
   previous = ["Left", "h"]
   next = ["Right", "n"]
@@ -18,6 +20,11 @@ private let documentedFile = """
   seek_forward = ["]", "Shift+Right"]
   retry = "r"
   restart = "Home"
+  lyrics = "y"
+  lyrics_up = "Up"
+  lyrics_down = ["Down", "j"]
+  lyrics_page_up = "PageUp"
+  lyrics_page_down = "PageDown"
 
   [theme]
   text = "#f0f0f5"
@@ -52,7 +59,9 @@ struct ConfigValidTests {
         .char(" "): .togglePlay, .char("f"): .toggleLike, .char("?"): .toggleHelp,
         .char("x"): .quit, .char("["): .seek(by: -10), .shiftLeft: .seek(by: -10),
         .char("]"): .seek(by: 10), .shiftRight: .seek(by: 10), .char("r"): .retry,
-        .home: .seekTo(0),
+        .home: .seekTo(0), .char("/"): .openSearch, .char("a"): .showArtist,
+        .char("y"): .toggleLyrics, .up: .scrollLyrics(-1), .down: .scrollLyrics(1),
+        .char("j"): .scrollLyrics(1), .pageUp: .pageLyrics(-1), .pageDown: .pageLyrics(1),
       ])
     var theme = Theme.standard
     theme.text = .rgb(0xF0, 0xF0, 0xF5)
@@ -63,6 +72,7 @@ struct ConfigValidTests {
     theme.progress = .palette(15)
     theme.progressTrack = .rgb(0x50, 0x50, 0x5F)
     #expect(config.theme == theme)
+    #expect(config.lyricsURL == URL(string: "https://lyrics.example.org"))
   }
 
   @Test("Keys given for an action replace its defaults; other actions keep theirs")
@@ -448,5 +458,25 @@ struct ConfigHelpTests {
     #expect(byText["like / unlike"] == "l", "\(rows)")
     #expect(byText["back / forward 10 s"] == "[ ]", "\(rows)")
     #expect(byText["quit"] == "q", "\(rows)")
+  }
+}
+
+@Suite("Config: service URLs")
+struct ConfigServiceURLTests {
+  @Test("itunes_url sets the search catalog's base URL")
+  func itunesURL() {
+    let (config, problems) = Config.parse("itunes_url = \"http://127.0.0.1:8080/api\"\n")
+    #expect(problems == [])
+    #expect(config.itunesURL?.absoluteString == "http://127.0.0.1:8080/api")
+  }
+
+  @Test("an itunes_url that is not http(s) is reported with its line and left at the default")
+  func badURL() {
+    let (config, problems) = Config.parse("\nitunes_url = \"ftp://x\"\n")
+    #expect(config.itunesURL == nil)
+    #expect(
+      problems.map(\.description) == [
+        "config.toml line 2: 'itunes_url' must be an http:// or https:// URL (using the default)"
+      ])
   }
 }

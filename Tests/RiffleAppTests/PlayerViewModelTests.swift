@@ -35,6 +35,8 @@ private enum Feed {
 private final class ClientLog: @unchecked Sendable {
   enum Call: Equatable {
     case loadFeed(URL)
+    case runQuery(SongQuery, offset: Int, limit: Int)
+    case saveHistory([String])
     case play(songID: String, playID: Int)
     case pause
     case resume
@@ -54,6 +56,7 @@ private final class ClientLog: @unchecked Sendable {
   private var _calls: [Call] = []
   private var _playedSongs: [Song] = []
   private var _feedCompletions: [@Sendable (Result<FeedPage, FeedLoadError>) -> Void] = []
+  private var _queryCompletions: [@Sendable (Result<QueryAnswer, CatalogError>) -> Void] = []
   private var _likeCompletions: [@Sendable (String?) -> Void] = []
   private var _syncRejections: [@Sendable (Bool, String) -> Void] = []
   private var _position: Double?
@@ -77,6 +80,12 @@ private final class ClientLog: @unchecked Sendable {
   /// Completes the last feed request, as the feed source would.
   func completeFeed(_ result: Result<FeedPage, FeedLoadError>) {
     let completion = lock.withLock { _feedCompletions.last }
+    completion?(result)
+  }
+
+  /// Answers the last query, as the catalog would.
+  func completeQuery(_ result: Result<QueryAnswer, CatalogError>) {
+    let completion = lock.withLock { _queryCompletions.last }
     completion?(result)
   }
 
@@ -132,7 +141,14 @@ private final class ClientLog: @unchecked Sendable {
             self._calls.append(.syncLike(songID: id, liked: liked))
             self._syncRejections.append(rejected)
           }
-        }))
+        }),
+      queries: QueryClient { query, offset, limit, done in
+        self.lock.withLock {
+          self._calls.append(.runQuery(query, offset: offset, limit: limit))
+          self._queryCompletions.append(done)
+        }
+      },
+      saveSearchHistory: { self.record(.saveHistory($0)) })
   }
 }
 
@@ -595,6 +611,95 @@ struct ViewModelTickerTests {
     await drainMainQueue()
     #expect(harness.log.calls == [])
     #expect(harness.model.state.index == 1)
+  }
+}
+
+@Suite("PlayerViewModel: search and artist queries")
+@MainActor
+struct ViewModelQueryTests {
+  static let results = (1...25).map { n in
+    Song(
+      id: "itunes:\(n)", title: "Result \(n)", displayName: "Band \(n)", handle: "",
+      audioURL: URL(string: "https://audio.example.com/\(n).m4a")!, album: "Album \(n)")
+  }
+
+  @Test("/ opens the prompt; typed keys edit it (q types, it does not quit); Enter searches")
+  func typingAndSubmitting() async {
+    let harness = Harness()
+    await harness.startPlaying()
+    harness.press(.char("/"))
+    #expect(harness.screenText.contains("Search iTunes"))
+    harness.press(.char("q"), .char("u"), .char("x"), .backspace, .char("e"), .char("e"))
+    #expect(harness.model.state.search?.text == "quee")
+    #expect(!harness.model.state.isQuitting)
+    #expect(harness.screenText.contains("/ quee"))
+    harness.press(.enter)
+    #expect(harness.model.state.overlay == nil)
+    #expect(
+      harness.log.calls == [
+        .saveHistory(["quee"]), .runQuery(.search("quee"), offset: 0, limit: 25),
+      ])
+    #expect(harness.screenText.contains("Searching for “quee”…"))
+    #expect(harness.ticker.isRunning, "the activity spinner turns")
+  }
+
+  @Test("results replace the pages, play the first, and show the album where there is no handle")
+  func resultsBecomePages() async {
+    let harness = Harness()
+    await harness.startPlaying()
+    harness.model.send(.runQuery(.search("band")))
+    harness.log.completeQuery(.success(QueryAnswer(songs: Self.results, received: 25)))
+    await drainMainQueue()
+    #expect(harness.model.state.songs.count == 25)
+    #expect(harness.log.calls.contains(.play(songID: "itunes:1", playID: 2)))
+    #expect(harness.screenText.contains("Result 1"))
+    #expect(harness.screenText.contains("Band 1 · Album 1"))
+    #expect(harness.screenText.contains("1 / 25"))
+  }
+
+  @Test("cancel with the prompt closed drops a search still on its way; its results are ignored")
+  func cancelDropsRequest() async {
+    let harness = Harness()
+    await harness.startPlaying()
+    harness.model.send(.runQuery(.search("slow")))
+    harness.model.send(.cancelSearch)
+    #expect(harness.model.state.request == nil)
+    harness.log.completeQuery(.success(QueryAnswer(songs: Self.results, received: 25)))
+    await drainMainQueue()
+    #expect(harness.model.state.songs == Feed.songs)
+    #expect(harness.screenText.contains("Stopped: “slow”"))
+  }
+
+  @Test("a rate-limited search says so and asks again after the wait")
+  func rateLimitedRetries() async {
+    let harness = Harness()
+    await harness.startPlaying()
+    harness.model.send(.runQuery(.search("x")))
+    harness.log.completeQuery(.failure(.rateLimited(host: "itunes.apple.com", retryAfter: nil)))
+    await drainMainQueue()
+    #expect(harness.screenText.contains("itunes.apple.com is limiting requests: retrying in 1 s"))
+    #expect(harness.scheduler.delays == [1])
+    harness.scheduler.runPending()
+    #expect(
+      harness.log.calls.filter { if case .runQuery = $0 { return true } else { return false } }
+        .count == 2)
+  }
+}
+
+@Suite("PlayerViewModel: likes on search results")
+@MainActor
+struct ViewModelQueryLikeTests {
+  @Test("a like on a search result is saved here but not sent to the feed's likes server")
+  func resultLikesStayLocal() async {
+    let harness = Harness()
+    await harness.startPlaying()
+    harness.model.send(.runQuery(.search("band")))
+    harness.log.completeQuery(
+      .success(QueryAnswer(songs: ViewModelQueryTests.results, received: 25)))
+    await drainMainQueue()
+    harness.log.clearCalls()
+    harness.press(.char("l"))
+    #expect(harness.log.calls == [.setLike(songID: "itunes:1", liked: true)])
   }
 }
 

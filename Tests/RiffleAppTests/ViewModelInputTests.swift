@@ -59,7 +59,9 @@ private final class InputCalls: @unchecked Sendable {
       likes: LikesClient(
         all: { [:] },
         set: { id, liked, _ in self.record(.setLike(songID: id, liked: liked)) },
-        flush: {}))
+        flush: {}),
+      // Input tests never search; a query would stay unanswered.
+      queries: QueryClient { _, _, _, _ in })
   }
 }
 

@@ -151,7 +151,6 @@ struct DoctorEndToEndTests {
       #expect(!result.stdout.contains("OK "), "help must not run the checks")
     }
     let main = try runProgram(TestFiles.riffleBinary, ["--help"])
-    #expect(main.stdout.contains("riffle doctor [<source>]"))
     #expect(main.stdout.contains("doctor                  Check the terminal"))
   }
 

@@ -22,12 +22,18 @@ final class PlayerHarness {
     home = try TemporaryDirectory("riffle-e2e")
   }
 
-  /// Starts riffle on the served feed; `audio` is the --audio value.
+  /// Starts riffle on the served feed; `audio` is the --audio value, `arguments` more options
+  /// and `environment` more variables.
   @discardableResult
-  func start(audio: String = "null", width: Int = 80, height: Int = 24) throws -> TmuxSession {
+  func start(
+    audio: String = "null", width: Int = 80, height: Int = 24, arguments: [String] = [],
+    environment: [String: String] = [:]
+  ) throws -> TmuxSession {
     let session = try TmuxSession(
-      command: [TestFiles.riffleBinary, server.url("/feed.json").absoluteString, "--audio", audio],
-      environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 },
+      command: [TestFiles.riffleBinary, server.url("/feed.json").absoluteString, "--audio", audio]
+        + arguments,
+      environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }
+        .merging(environment) { $1 },
       width: width, height: height)
     tmux = session
     return session
@@ -217,6 +223,22 @@ struct CommandLineTests {
     #expect(result.status == 0)
     #expect(result.stdout.contains("--audio"))
     #expect(result.stdout.contains("wav:PATH"))
+    #expect(result.stdout.contains("search"))
+    #expect(result.stdout.contains("artist"))
+    let play = try runProgram(TestFiles.riffleBinary, ["help", "play"])
+    #expect(play.status == 0)
+    #expect(play.stdout.contains("--audio <driver>"))
+    #expect(play.stdout.contains("--itunes-url <url>"))
+  }
+
+  @Test("search and artist need words; an --itunes-url that is not http(s) is refused")
+  func searchArguments() throws {
+    let empty = try runProgram(TestFiles.riffleBinary, ["search", " "])
+    #expect(empty.status != 0)
+    #expect(empty.stderr.contains("give something to search for"))
+    let bad = try runProgram(TestFiles.riffleBinary, ["artist", "x", "--itunes-url", "ftp://x"])
+    #expect(bad.status != 0)
+    #expect(bad.stderr.contains("--itunes-url must be an http:// or https:// URL"))
   }
 
   @Test("--version prints the version")

@@ -77,6 +77,7 @@ enum PageFixture {
 enum Scene: String, CaseIterable, Sendable, CustomStringConvertible {
   case loading, playing, paused, liked, likePulse, firstPage, lastPage, longTitle, wideTitle
   case hostileTitle, errorMessage, help, feedFailed
+  case searchPrompt, searching, searchResult
 
   var description: String { rawValue }
 
@@ -121,6 +122,22 @@ enum Scene: String, CaseIterable, Sendable, CustomStringConvertible {
       var state = PageFixture.playing()
       state.overlay = .help
       return state
+    case .searchPrompt:
+      var state = PageFixture.playing()
+      state.overlay = .search
+      state.search = SearchPrompt(text: "daft punk 🎧")
+      return state
+    case .searching:
+      var state = PageFixture.playing()
+      state.request = QueryRequest(query: .search("daft punk"))
+      return state
+    case .searchResult:
+      var state = PageFixture.playing()
+      state.query = .search("daft punk")
+      state.songs[1].handle = ""
+      state.songs[1].album = "Discovery"
+      state.message = .init(.info, "Results for “daft punk”")
+      return state
     case .feedFailed:
       var state = PlayerState()
       let reason = "No connection to studio-api.example.com"
@@ -156,6 +173,20 @@ func brokenWideCell(in screen: Screen) -> (x: Int, y: Int)? {
     if expectContinuation { return (screen.width - 1, y) }
   }
   return nil
+}
+
+/// Every row exactly as wide as the screen, wide characters whole, no control in any cell.
+func expectWellFormed(
+  _ screen: Screen, _ label: String, sourceLocation: SourceLocation = #_sourceLocation
+) {
+  let lines = screen.lines
+  let wrongRows = lines.indices.filter { DisplayWidth.of(lines[$0]) != screen.width }
+  #expect(wrongRows.isEmpty, "\(label): rows \(wrongRows)", sourceLocation: sourceLocation)
+  if let cell = brokenWideCell(in: screen) {
+    Issue.record("\(label): broken wide character at \(cell)", sourceLocation: sourceLocation)
+  }
+  let scalars = screen.cells.flatMap { $0.text.unicodeScalars }
+  #expect(!scalars.contains(where: isForbidden), "\(label)", sourceLocation: sourceLocation)
 }
 
 @Suite("Page view snapshots")
@@ -276,14 +307,7 @@ struct PageViewSnapshotTests {
       for height in heights {
         let screen = PageView().render(state, width: width, height: height)
         #expect(screen.width == width && screen.height == height)
-        let lines = screen.lines
-        let wrongRows = lines.indices.filter { DisplayWidth.of(lines[$0]) != width }
-        #expect(wrongRows.isEmpty, "\(scene) at \(width)x\(height): rows \(wrongRows)")
-        if let cell = brokenWideCell(in: screen) {
-          Issue.record("\(scene) at \(width)x\(height): broken wide character at \(cell)")
-        }
-        let scalars = screen.cells.flatMap { $0.text.unicodeScalars }
-        #expect(!scalars.contains(where: isForbidden), "\(scene) at \(width)x\(height)")
+        expectWellFormed(screen, "\(scene) at \(width)x\(height)")
       }
     }
   }

@@ -1,0 +1,265 @@
+import Foundation
+import RiffleCore
+
+/// The iTunes Search API as a song catalog: searches, paged by offset, and an artist's top
+/// songs. Answers are parsed whatever their content type (iTunes says `text/javascript`).
+public struct ITunesCatalog: Sendable {
+  public static let defaultBase = URL(string: "https://itunes.apple.com")!
+
+  public let base: URL
+  public let client: HTTPClient
+
+  public init(base: URL = ITunesCatalog.defaultBase, client: HTTPClient = .shared) {
+    self.base = base
+    self.client = client
+  }
+
+  // MARK: - Addresses
+
+  /// `/search?term=&media=music&entity=song&limit=&offset=`, built from components.
+  public func searchURL(term: String, offset: Int, limit: Int) -> URL {
+    url(
+      "search",
+      [
+        ("term", term), ("media", "music"), ("entity", "song"), ("limit", String(limit)),
+        ("offset", String(offset)),
+      ])
+  }
+
+  /// Finds artists by name: `/search?term=&media=music&entity=musicArtist&attribute=artistTerm`.
+  public func artistSearchURL(name: String) -> URL {
+    url(
+      "search",
+      [
+        ("term", name), ("media", "music"), ("entity", "musicArtist"),
+        ("attribute", "artistTerm"), ("limit", "5"),
+      ])
+  }
+
+  /// An artist's songs, most popular first: `/lookup?id=&entity=song&limit=`.
+  public func topSongsURL(artistID: Int, limit: Int) -> URL {
+    url("lookup", [("id", String(artistID)), ("entity", "song"), ("limit", String(limit))])
+  }
+
+  /// The base URL with `endpoint` added to its path and the query encoded item by item. `+`
+  /// and `&` in what the user typed are encoded too (a bare `+` would read as a space).
+  private func url(_ endpoint: String, _ items: [(String, String)]) -> URL {
+    var components =
+      URLComponents(url: base, resolvingAgainstBaseURL: true) ?? URLComponents()
+    let path = components.path.hasSuffix("/") ? components.path : components.path + "/"
+    components.path = path + endpoint
+    var allowed = CharacterSet.urlQueryAllowed
+    allowed.remove(charactersIn: "+&=;/?#")
+    components.percentEncodedQueryItems = items.map { name, value in
+      URLQueryItem(
+        name: name, value: value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+    }
+    return components.url ?? base
+  }
+
+  // MARK: - Requests
+
+  /// One batch of search results; the completion runs off the main queue.
+  @discardableResult
+  public func search(
+    term: String, offset: Int, limit: Int,
+    completion: @escaping @Sendable (Result<ITunesBatch, CatalogError>) -> Void
+  ) -> Transfer {
+    fetch(searchURL(term: term, offset: offset, limit: limit)) { result in
+      completion(result.map(ITunesDecoder.batch))
+    }
+  }
+
+  /// The artist's songs most popular first, each song once. An artist iTunes does not know
+  /// gives no songs (not an error).
+  public func topSongs(
+    artist name: String, limit: Int,
+    completion: @escaping @Sendable (Result<ArtistSongs, CatalogError>) -> Void
+  ) {
+    fetch(artistSearchURL(name: name)) { result in
+      switch result {
+      case .failure(let error):
+        completion(.failure(error))
+      case .success(let items):
+        guard let artist = ITunesDecoder.bestArtist(items, named: name) else {
+          completion(.success(ArtistSongs(name: name, songs: [], hidden: 0, skipped: 0)))
+          return
+        }
+        fetch(topSongsURL(artistID: artist.id, limit: limit)) { result in
+          completion(
+            result.map { items in
+              let batch = ITunesDecoder.batch(
+                items.filter { $0["artistId"]?.int == artist.id || $0["artistId"] == nil })
+              let unique = SongDeduplicator.unique(batch.songs)
+              return ArtistSongs(
+                name: artist.name, songs: unique.songs, hidden: unique.hidden,
+                skipped: batch.skipped)
+            })
+        }
+      }
+    }
+  }
+
+  /// GETs a URL and gives the `results` list, or the reason there is none.
+  @discardableResult
+  private func fetch(
+    _ url: URL, completion: @escaping @Sendable (Result<[JSONValue], CatalogError>) -> Void
+  ) -> Transfer {
+    client.fetch(HTTPRequest(url: url, headers: ["Accept": "application/json"])) { result in
+      switch result {
+      case .failure(.status(let code, let host, _, let after)) where code == 403 || code == 429:
+        completion(.failure(.rateLimited(host: host, retryAfter: after.map(Double.init))))
+      case .failure(let error):
+        completion(.failure(.http(error)))
+      case .success(let response):
+        do {
+          completion(.success(try ITunesDecoder.results(response.body)))
+        } catch let error as CatalogError {
+          completion(.failure(error))
+        } catch {
+          completion(.failure(.invalid(String(describing: error))))
+        }
+      }
+    }
+  }
+}
+
+/// A batch of search results as the player uses them.
+public struct ITunesBatch: Equatable, Sendable {
+  public var songs: [Song]
+  /// Results iTunes sent (playable or not): sets the next offset and says when they end.
+  public var received: Int
+  /// Results without a preview to play.
+  public var skipped: Int
+}
+
+/// An artist's top songs with repeats set aside.
+public struct ArtistSongs: Equatable, Sendable {
+  /// The artist's name as iTunes spells it.
+  public var name: String
+  public var songs: [Song]
+  /// Repeats of the same song (other albums, remasters, live) left out.
+  public var hidden: Int
+  /// Songs without a preview to play.
+  public var skipped: Int
+}
+
+/// Why a catalog gave no answer.
+public enum CatalogError: Error, Equatable, Sendable {
+  case http(HTTPError)
+  /// 403 or 429: the API allows about 20 calls a minute.
+  case rateLimited(host: String, retryAfter: Double?)
+  /// The answer is not what the API sends.
+  case invalid(String)
+
+  public var userMessage: String {
+    switch self {
+    case .http(let error): return error.userMessage
+    case .rateLimited(let host, _): return "\(host) is limiting requests"
+    case .invalid(let detail): return "Unexpected answer from the catalog (\(detail))"
+    }
+  }
+
+  public var isTransient: Bool {
+    switch self {
+    case .http(let error): return error.isTransient
+    case .rateLimited: return true
+    case .invalid: return false
+    }
+  }
+
+  /// Seconds the server asked us to wait, if it did.
+  public var retryAfter: Double? {
+    switch self {
+    case .http(.status(_, _, _, let after?)): return Double(after)
+    case .rateLimited(_, let after): return after
+    default: return nil
+    }
+  }
+}
+
+/// Reads the iTunes Search API's answers: `{"resultCount": N, "results": [...]}` with its own
+/// field names (`trackId`, `trackName`, `artistName`, `collectionName`, `previewUrl`,
+/// `artworkUrl100`, `trackTimeMillis`, `wrapperType`, `kind`, ...). A field of the wrong type
+/// counts as missing; a result without a preview is skipped.
+public enum ITunesDecoder {
+  public static func results(_ data: Data) throws(CatalogError) -> [JSONValue] {
+    let root: JSONValue
+    do {
+      root = try JSONValue.parse(data)
+    } catch {
+      throw CatalogError.invalid("not JSON")
+    }
+    guard case .object = root, let results = root["results"]?.array else {
+      throw CatalogError.invalid("no results list")
+    }
+    return results
+  }
+
+  /// The songs among some results, in order, with counts of what was sent and skipped.
+  public static func batch(_ results: [JSONValue]) -> ITunesBatch {
+    var songs: [Song] = []
+    var skipped = 0
+    var seen = Set<String>()
+    var received = 0
+    for item in results {
+      // A lookup's first result is the artist itself, not a song: not counted.
+      if item["wrapperType"]?.text == "artist" || item["wrapperType"]?.text == "collection" {
+        continue
+      }
+      received += 1
+      guard let song = song(from: item), seen.insert(song.id).inserted else {
+        skipped += 1
+        continue
+      }
+      songs.append(song)
+    }
+    return ITunesBatch(songs: songs, received: received, skipped: skipped)
+  }
+
+  /// One result as a song, or nil when it has nothing to play.
+  public static func song(from item: JSONValue) -> Song? {
+    guard case .object = item else { return nil }
+    // Music videos, podcasts and the like are not songs to play here.
+    if let kind = item["kind"]?.text, kind != "song" { return nil }
+    guard let previewText = item["previewUrl"]?.nonEmptyText,
+      let preview = URL(string: previewText),
+      let scheme = preview.scheme?.lowercased(), scheme == "http" || scheme == "https"
+    else { return nil }
+    let id = item["trackId"]?.int.map { "itunes:\($0)" } ?? "itunes:" + previewText
+    let title = item["trackName"]?.nonEmptyText ?? item["trackCensoredName"]?.nonEmptyText ?? ""
+    let album =
+      item["collectionName"]?.nonEmptyText ?? item["collectionCensoredName"]?.nonEmptyText
+    let millis = item["trackTimeMillis"]?.double
+    return Song(
+      id: id, title: title, displayName: item["artistName"]?.nonEmptyText ?? "", handle: "",
+      imageURL: artworkURL(item), audioURL: preview, likeCount: 0, isLiked: false,
+      duration: nil, album: album, trackLength: millis.flatMap { $0 > 0 ? $0 / 1000 : nil })
+  }
+
+  /// The cover at the size a page needs: `artworkUrl100` asked for at 600x600.
+  static func artworkURL(_ item: JSONValue) -> URL? {
+    guard
+      let text = item["artworkUrl100"]?.nonEmptyText ?? item["artworkUrl60"]?.nonEmptyText
+        ?? item["artworkUrl30"]?.nonEmptyText
+    else { return nil }
+    let large = text.replacingOccurrences(
+      of: #"/\d+x\d+(bb)?\.(jpg|jpeg|png|webp)$"#, with: "/600x600bb.$2",
+      options: .regularExpression)
+    guard let url = URL(string: large), let scheme = url.scheme?.lowercased(),
+      scheme == "http" || scheme == "https"
+    else { return nil }
+    return url
+  }
+
+  /// The artist among search results whose name matches best (exactly, ignoring case and
+  /// accents, or else the first).
+  static func bestArtist(_ items: [JSONValue], named name: String) -> (id: Int, name: String)? {
+    let artists: [(id: Int, name: String)] = items.compactMap { item in
+      guard let id = item["artistId"]?.int else { return nil }
+      return (id, item["artistName"]?.nonEmptyText ?? name)
+    }
+    let wanted = SongDeduplicator.normalizedArtist(name)
+    return artists.first { SongDeduplicator.normalizedArtist($0.name) == wanted } ?? artists.first
+  }
+}
