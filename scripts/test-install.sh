@@ -57,7 +57,7 @@ echo "== --version and --help with the toolchain hidden"
 version="$(hidden "$bin" --version)"
 echo "$version"
 grep -q "^riffle [0-9]" <<<"$version" || fail "--version: $version"
-for library in libcurl libmpg123 libao ncursesw chafa libsystemd; do
+for library in libcurl libmpg123 libavformat libao ncursesw chafa libsystemd; do
   grep -q "^  $library " <<<"$version" || fail "--version does not name $library"
 done
 hidden "$bin" --help | grep -q "doctor" || fail "--help does not list doctor"

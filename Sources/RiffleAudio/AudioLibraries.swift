@@ -1,4 +1,5 @@
 import CAO
+import CFFmpeg
 import CMPG123
 import Foundation
 import RiffleCore
@@ -12,11 +13,22 @@ public enum AudioLibraries {
   public static var linked: [LinkedLibrary] {
     let mpg123: @convention(c) () -> Int32 = mpg123_init
     let ao: @convention(c) () -> Void = ao_initialize
+    let avformat: @convention(c) () -> UInt32 = avformat_version
+    let avcodec: @convention(c) () -> UInt32 = avcodec_version
     return [
       LinkedLibrary(name: "libmpg123", version: mpg123Version(), function: mpg123),
+      // FFmpeg's release, and each library's own version (major.minor.micro packed).
+      LinkedLibrary(
+        name: "libavformat", version: packed(avformat_version()),
+        detail: av_version_info().map { "FFmpeg " + String(cString: $0) }, function: avformat),
+      LinkedLibrary(name: "libavcodec", version: packed(avcodec_version()), function: avcodec),
       // libao has no call that tells its version; the file name will.
       LinkedLibrary(name: "libao", version: nil, function: ao),
     ]
+  }
+
+  private static func packed(_ version: UInt32) -> String {
+    "\(version >> 16).\(version >> 8 & 0xFF).\(version & 0xFF)"
   }
 
   /// `mpg123_distversion` exists from mpg123 1.32 on; looked up at run time so an older

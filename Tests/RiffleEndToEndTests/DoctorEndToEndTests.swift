@@ -170,9 +170,11 @@ struct DoctorEndToEndTests {
     #expect(line("libcurl").contains(" \(try modversion("libcurl")) ("), "\(line("libcurl"))")
     #expect(line("ncursesw").contains(try modversion("ncursesw")), "\(line("ncursesw"))")
     #expect(line("libpng").contains(try modversion("libpng")), "\(line("libpng"))")
+    #expect(line("libavformat").contains(try modversion("libavformat")), "\(line("libavformat"))")
     #expect(
       line("libsystemd").contains(" \(try modversion("libsystemd"))."), "\(line("libsystemd"))")
-    for name in ["libcurl", "libmpg123", "libao", "ncursesw", "chafa", "libsystemd"] {
+    for name in ["libcurl", "libmpg123", "libavformat", "libao", "ncursesw", "chafa", "libsystemd"]
+    {
       let text = line(name)
       let file = text.split(separator: " ").last.map(String.init) ?? ""
       #expect(file.hasPrefix("/") && FileManager.default.fileExists(atPath: file), "\(text)")
