@@ -35,6 +35,7 @@ struct Doctor: ParsableCommand {
     checks += DoctorCheck.terminal(environment: environment)
     checks.append(DoctorCheck.audio())
     checks.append(DoctorCheck.source(source))
+    checks += DoctorCheck.services(config: config, environment: environment)
     checks += DoctorCheck.config(problems, file: paths.config.appendingPathComponent("config.toml"))
     checks.append(DoctorCheck.folder("data", paths.data, variable: "XDG_DATA_HOME"))
     checks.append(DoctorCheck.folder("cache", paths.cache, variable: "XDG_CACHE_HOME"))
@@ -185,6 +186,47 @@ struct DoctorCheck {
         fix: url.isFileURL ? "check the path" : "check the address and the network connection")
     case nil:
       return DoctorCheck(level: .fail, name: "source", finding: "no answer")
+    }
+  }
+
+  /// The search and lyrics servers, found as the player finds them (variable, config, default).
+  static func services(config: Config, environment: [String: String]) -> [DoctorCheck] {
+    let services: [(name: String, variable: String, file: URL?, fallback: URL)] = [
+      ("search", "RIFFLE_ITUNES_URL", config.itunesURL, ITunesCatalog.defaultBase),
+      ("lyrics", "RIFFLE_LYRICS_URL", config.lyricsURL, LyricsSource.defaultBaseURL),
+    ]
+    return services.map { service in
+      do {
+        let base = try Config.resolveServiceURL(
+          flag: ("", nil), environment: (service.variable, environment[service.variable]),
+          file: service.file, fallback: service.fallback)
+        return reach(service.name, base, variable: service.variable)
+      } catch {
+        return DoctorCheck(
+          level: .fail, name: service.name,
+          finding: "\(error)",
+          fix: "set \(service.variable) to an http(s) URL, or unset it")
+      }
+    }
+  }
+
+  /// Any HTTP answer (even an error status) means the server is there; the player works
+  /// without search and lyrics, so not reaching one is a warning.
+  static func reach(_ name: String, _ base: URL, variable: String) -> DoctorCheck {
+    let client = HTTPClient(connectTimeout: 5, stallTimeout: 5)
+    switch client.fetchSync(HTTPRequest(url: base, maxBytes: 1 << 20)) {
+    case .success(let response):
+      return DoctorCheck(
+        level: .ok, name: name, finding: "\(base.absoluteString) answers (HTTP \(response.status))")
+    case .failure(.status(let code, _, _, _)):
+      return DoctorCheck(
+        level: .ok, name: name, finding: "\(base.absoluteString) answers (HTTP \(code))")
+    case .failure(.tooLarge):
+      return DoctorCheck(level: .ok, name: name, finding: "\(base.absoluteString) answers")
+    case .failure(let error):
+      return DoctorCheck(
+        level: .warn, name: name, finding: "\(base.absoluteString): \(error.userMessage)",
+        fix: "check the network connection, or point \(variable) at a server that answers")
     }
   }
 

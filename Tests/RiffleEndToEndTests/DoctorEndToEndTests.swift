@@ -10,15 +10,20 @@ import Testing
 struct DoctorRun {
   let home: TemporaryDirectory
   var environment: [String: String]
+  /// Stands in for iTunes and LRCLIB: every path answers 404, which is an answer.
+  let services: LoopbackHTTPServer
 
   init(bus: PrivateSessionBus?) throws {
     home = try TemporaryDirectory("riffle-doctor")
+    services = try LoopbackHTTPServer(handler: LoopbackHTTPServer.routes([:]))
     environment = home.xdgEnvironment.merging(
       [
         "TERM": "xterm-256color", "LANG": "C.UTF-8", "RIFFLE_CATALOG": TestFiles.catalog.path,
         // No sound server is started by asking (libpulse would autospawn one).
         "PULSE_SERVER": "unix:\(FileManager.default.temporaryDirectory.path)/no-pulse",
         "DBUS_SESSION_BUS_ADDRESS": bus?.address ?? "unix:path=/nonexistent/riffle-bus",
+        "RIFFLE_ITUNES_URL": services.url("/").absoluteString,
+        "RIFFLE_LYRICS_URL": services.url("/").absoluteString,
       ]) { $1 }
   }
 
@@ -56,6 +61,8 @@ struct DoctorEndToEndTests {
     #expect(result.lines.check("source")?.hasPrefix("OK") == true)
     #expect(result.lines.check("source")?.contains("answers with 6 songs") == true)
     #expect(result.lines.check("config")?.hasPrefix("OK") == true)
+    #expect(result.lines.check("search")?.hasSuffix("answers (HTTP 404)") == true)
+    #expect(result.lines.check("lyrics")?.hasPrefix("OK    lyrics: http://127.0.0.1:") == true)
     #expect(result.lines.check("data")?.hasPrefix("OK") == true)
     #expect(result.lines.check("cache")?.hasPrefix("OK") == true)
     #expect(result.lines.check("session bus")?.hasPrefix("OK") == true)
@@ -87,6 +94,29 @@ struct DoctorEndToEndTests {
     #expect(line.hasPrefix("FAIL  source: \(url.absoluteString): "), "\(result.lines)")
     #expect(line.contains("127.0.0.1"))
     #expect(line.contains("-> check the address and the network connection"))
+  }
+
+  @Test("a search server that cannot be reached warns; a malformed one in the environment fails")
+  func unreachableServices() throws {
+    let server = try LoopbackHTTPServer(handler: LoopbackHTTPServer.routes([:]))
+    let closed = server.url("/").absoluteString
+    server.stop()
+    var doctor = try DoctorRun(bus: nil)
+    doctor.environment["RIFFLE_ITUNES_URL"] = closed
+    let result = try doctor.run()
+    #expect(result.status == 0, "a warning only: \(result.lines)")
+    let line = result.lines.check("search") ?? ""
+    #expect(line.hasPrefix("WARN  search: \(closed): "), "\(result.lines)")
+    #expect(
+      line.hasSuffix(
+        "-> check the network connection, or point RIFFLE_ITUNES_URL at a server that answers"))
+    #expect(result.lines.check("lyrics")?.hasPrefix("OK") == true)
+
+    doctor.environment["RIFFLE_LYRICS_URL"] = "ftp://example.com"
+    let malformed = try doctor.run()
+    #expect(malformed.status == 1)
+    #expect(
+      malformed.lines.check("lyrics")?.hasPrefix("FAIL  lyrics: RIFFLE_LYRICS_URL must be") == true)
   }
 
   @Test("a data folder that cannot be written fails and says how to fix it")
