@@ -41,6 +41,10 @@ let package = Package(
     .systemLibrary(
       name: "CWebP", pkgConfig: "libwebp",
       providers: [.apt(["libwebp-dev"])]),
+    // Fingerprints: FFTW's single-precision transforms.
+    .systemLibrary(
+      name: "CFFTW", pkgConfig: "fftw3f",
+      providers: [.apt(["libfftw3-dev"])]),
 
     // Pure Swift: songs, player state, the reducer, formatting, text rules.
     .target(name: "RiffleCore"),
@@ -48,6 +52,10 @@ let package = Package(
     .target(name: "RiffleAPI", dependencies: ["RiffleCore", "CCurl"]),
     // The audio decoder module: bytes -> mpg123 -> libao, and the playback engine thread.
     .target(name: "RiffleAudio", dependencies: ["RiffleCore", "RiffleAPI", "CMPG123", "CAO"]),
+    // Audio fingerprints: spectrogram peaks -> landmark hashes -> index -> match.
+    .target(
+      name: "RiffleFingerprint",
+      dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "CFFTW"]),
     // Cell screen, views, terminals (ncurses and in-memory), key map, cover art.
     .target(
       name: "RiffleTUI",
@@ -62,7 +70,7 @@ let package = Package(
     .executableTarget(
       name: "riffle",
       dependencies: [
-        "RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI",
+        "RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleFingerprint",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
@@ -73,6 +81,9 @@ let package = Package(
     .target(name: "RiffleTestSupport", dependencies: ["RiffleCore"]),
 
     .testTarget(name: "RiffleCoreTests", dependencies: ["RiffleCore"]),
+    .testTarget(
+      name: "RiffleFingerprintTests",
+      dependencies: ["RiffleFingerprint", "RiffleAudio", "RiffleAPI", "RiffleTestSupport"]),
     .testTarget(name: "RiffleAPITests", dependencies: ["RiffleAPI", "RiffleTestSupport"]),
     .testTarget(
       name: "RiffleAudioTests", dependencies: ["RiffleAudio", "RiffleAPI", "RiffleTestSupport"]),

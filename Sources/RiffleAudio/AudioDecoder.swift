@@ -56,6 +56,7 @@ public enum DecoderFactory {
   public static func make(for kind: AudioKind) throws -> AudioDecoder {
     switch kind {
     case .mp3: return try MP3Decoder()
+    case .wav: return WAVDecoder()
     default: throw DecodeError.unsupported(kind)
     }
   }

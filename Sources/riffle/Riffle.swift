@@ -10,22 +10,31 @@ import RiffleTUI
   import Glibc
 #endif
 
-/// `riffle [SOURCE] [--audio DRIVER]`: the composition root. Builds the live world and runs it.
+/// `riffle`: the composition root. With no subcommand (or `play`) it runs the player;
+/// `riffle identify` names a recording.
 @main
 struct Riffle: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "riffle",
     abstract: "A full-screen terminal music player: one song a page, arrows to swipe.",
+    version: "riffle \(RiffleVersion.string)",
+    subcommands: [Play.self, Identify.self],
+    defaultSubcommand: Play.self)
+}
+
+/// `riffle [play] [SOURCE] [--audio DRIVER]`: builds the live world and runs the player.
+struct Play: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Play a feed (the default): one song a page, arrows to swipe.",
     discussion: """
-      Keys: Left/Right page between songs, space plays and pauses, l likes, ? shows help, \
-      q quits.
+      Keys: Left/Right page between songs, space plays and pauses, l likes, i names the song \
+      playing nearby, ? shows help, q quits.
 
       Examples:
         riffle                                   # the bundled catalog, offline
         riffle https://apitest.suno.com/api/songs
         riffle ~/music/feed.json --audio wav:/tmp/out.wav
-      """,
-    version: "riffle \(RiffleVersion.string)")
+      """)
 
   @Argument(
     help: ArgumentHelp(
@@ -58,7 +67,7 @@ struct Riffle: ParsableCommand {
 
   func run() throws {
     let driver = AudioDriverChoice(argument: audio)!
-    let feedURL = try resolveSource()
+    let feedURL = try Riffle.resolveSource(source)
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
       throw ValidationError("riffle needs a terminal (stdin and stdout must be a TTY)")
     }
@@ -77,8 +86,11 @@ struct Riffle: ParsableCommand {
     dispatchMain()
   }
 
+}
+
+extension Riffle {
   /// The feed to open: the argument as a URL or path, or the bundled catalog.
-  func resolveSource() throws -> URL {
+  static func resolveSource(_ source: String?) throws -> URL {
     guard let source, !source.isEmpty else {
       guard let catalog = Catalog.locate() else {
         throw ValidationError(
