@@ -9,6 +9,7 @@ let package = Package(
   products: [
     .executable(name: "riffle", targets: ["riffle"]),
     .executable(name: "riffle-bench", targets: ["riffle-bench"]),
+    .executable(name: "riffle-fingerprint-bench", targets: ["riffle-fingerprint-bench"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -41,6 +42,10 @@ let package = Package(
     .systemLibrary(
       name: "CWebP", pkgConfig: "libwebp",
       providers: [.apt(["libwebp-dev"])]),
+    // Recording for "name that song": PulseAudio's simple API.
+    .systemLibrary(
+      name: "CPulseSimple", pkgConfig: "libpulse-simple",
+      providers: [.apt(["libpulse-dev"])]),
     // Fingerprints: FFTW's single-precision transforms.
     .systemLibrary(
       name: "CFFTW", pkgConfig: "fftw3f",
@@ -51,7 +56,9 @@ let package = Package(
     // The shared API client (libcurl), feed decoding, likes, XDG paths.
     .target(name: "RiffleAPI", dependencies: ["RiffleCore", "CCurl"]),
     // The audio decoder module: bytes -> mpg123 -> libao, and the playback engine thread.
-    .target(name: "RiffleAudio", dependencies: ["RiffleCore", "RiffleAPI", "CMPG123", "CAO"]),
+    .target(
+      name: "RiffleAudio",
+      dependencies: ["RiffleCore", "RiffleAPI", "CMPG123", "CAO", "CPulseSimple"]),
     // Audio fingerprints: spectrogram peaks -> landmark hashes -> index -> match.
     .target(
       name: "RiffleFingerprint",
@@ -64,7 +71,7 @@ let package = Package(
     .target(
       name: "RiffleApp",
       dependencies: [
-        "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI",
+        "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleFingerprint",
         .product(name: "TOMLKit", package: "TOMLKit"),
       ]),
     .executableTarget(
@@ -76,6 +83,10 @@ let package = Package(
 
     // Figures for docs/performance.md: scripts/bench.sh runs it from a release build.
     .executableTarget(name: "riffle-bench", dependencies: ["RiffleCore", "RiffleTUI"]),
+
+    // Fingerprint accuracy and speed on synthesized songs (scripts/bench-fingerprint.sh).
+    .executableTarget(
+      name: "riffle-fingerprint-bench", dependencies: ["RiffleFingerprint", "RiffleAudio"]),
 
     // Loopback HTTP server, tmux driver and other helpers shared by the tests.
     .target(name: "RiffleTestSupport", dependencies: ["RiffleCore"]),

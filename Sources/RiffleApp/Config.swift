@@ -43,6 +43,7 @@ public struct Config: Equatable, Sendable {
     ("previous", .previous), ("next", .next), ("play_pause", .togglePlay), ("like", .toggleLike),
     ("help", .toggleHelp), ("quit", .quit), ("seek_back", .seek(by: -10)),
     ("seek_forward", .seek(by: 10)), ("retry", .retry), ("restart", .seekTo(0)),
+    ("identify", .identify),
   ]
 
   /// Reads a config file's text. Never fails: problems come back beside the config.

@@ -10,16 +10,18 @@ public struct PlayerClients: Sendable {
     @Sendable (URL, @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void) -> Void
   public var audio: AudioClient
   public var likes: LikesClient
+  public var identify: IdentifyClient
 
   public init(
     loadFeed:
       @escaping @Sendable (URL, @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void)
       -> Void,
-    audio: AudioClient, likes: LikesClient
+    audio: AudioClient, likes: LikesClient, identify: IdentifyClient = .unavailable
   ) {
     self.loadFeed = loadFeed
     self.audio = audio
     self.likes = likes
+    self.identify = identify
   }
 }
 

@@ -43,6 +43,17 @@ public enum PlayerAction: Equatable, Sendable {
   /// The server refused the like: it is rolled back here and on this machine.
   case likeRejected(songID: String, liked: Bool, String)
 
+  // Naming a song heard nearby.
+  /// Listen and name the song (`i`); again, stop listening.
+  case identify
+  /// The listener's input level (0...1) after `seconds` of listening.
+  case listeningLevel(Double, seconds: Double)
+  /// The recording is `songID`, starting `offset` seconds in; `listened` seconds have passed
+  /// since it started, so the song is now that much further on.
+  case identified(songID: String, offset: Double, listened: Double)
+  /// Nothing matched, or there is nothing to listen with (the reason says which).
+  case identifyFailed(String)
+
   /// A frame of the timer (animations, spinner).
   case tick
 
@@ -55,7 +66,8 @@ extension PlayerAction {
   /// True for what the user asks for with a key or the mouse (as opposed to reports coming back).
   public var isUserIntent: Bool {
     switch self {
-    case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit:
+    case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit,
+      .identify:
       return true
     default:
       return false

@@ -17,6 +17,11 @@ public enum PlayerEffect: Equatable, Sendable {
   case persistLike(songID: String, liked: Bool)
   /// Save a like on this machine only (a rollback of what the server refused).
   case storeLikeLocally(songID: String, liked: Bool)
+  /// Listen through the capture device for up to `seconds` and name the song among `songs`
+  /// (the feed's, fingerprinted under `feedURL`).
+  case listen(seconds: Double, feedURL: URL?, songs: [Song])
+  /// Stop listening; no answer comes.
+  case stopListening
   /// Stop audio, give the terminal back and exit.
   case quit
 }

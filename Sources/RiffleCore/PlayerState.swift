@@ -61,6 +61,12 @@ public struct PlayerState: Equatable, Sendable {
     }
   }
 
+  /// Naming a song heard nearby (`i`): listening, then looking it up.
+  public enum Identify: Equatable, Sendable {
+    /// Recording: the input level (0...1) and seconds heard so far.
+    case listening(level: Double, seconds: Double)
+  }
+
   /// The feed being shown.
   public var feedURL: URL?
   /// Failed tries at loading the feed in a row; sets the wait before the next.
@@ -84,6 +90,8 @@ public struct PlayerState: Equatable, Sendable {
   /// Counts timer frames; drives the spinner.
   public var frame: Int = 0
   public var isQuitting = false
+  /// Set while listening for a song to name.
+  public var identify: Identify?
 
   public init() {}
 
@@ -106,6 +114,9 @@ public struct PlayerState: Equatable, Sendable {
 
   /// How close to the end of the loaded songs the next page is asked for.
   public static let pagingLookahead = 3
+
+  /// Longest a listen for `i` lasts, in seconds.
+  public static let listenSeconds = 10.0
 
   /// Number of frames a like "pop" lasts.
   public static let likePulseFrames = 6

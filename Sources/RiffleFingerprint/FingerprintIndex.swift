@@ -73,6 +73,14 @@ public final class FingerprintIndex: Sendable {
 
   /// The song that best explains the query's landmarks, if the evidence clears the thresholds.
   public func match(_ query: [Landmark]) -> FingerprintMatch? {
+    guard let candidate = bestCandidate(query),
+      OffsetVotes.isConfident(candidate, parameters: parameters)
+    else { return nil }
+    return candidate
+  }
+
+  /// The song with the most agreeing hashes, however few (for tuning the thresholds).
+  public func bestCandidate(_ query: [Landmark]) -> FingerprintMatch? {
     var votes: [UInt64] = []
     votes.reserveCapacity(query.count * 8)
     offsets.withUnsafeBufferPointer { offsets in
@@ -90,11 +98,10 @@ public final class FingerprintIndex: Sendable {
       }
     }
     guard let best = OffsetVotes.best(&votes) else { return nil }
-    let candidate = FingerprintMatch(
+    return FingerprintMatch(
       songID: songs[best.song].id,
       offset: max(0, Double(best.offset) * parameters.frameSeconds),
       score: best.score, runnerUp: best.runnerUp, queryHashes: query.count)
-    return OffsetVotes.isConfident(candidate, parameters: parameters) ? candidate : nil
   }
 }
 

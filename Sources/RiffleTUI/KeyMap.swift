@@ -8,14 +8,15 @@ public struct KeyMap: Sendable {
     self.bindings = bindings
   }
 
-  /// Left/Right page, space plays and pauses, `l` likes, `?` help, `q` quits.
+  /// Left/Right page, space plays and pauses, `l` likes, `i` names a song heard nearby, `?`
+  /// help, `q` quits.
   public static let standard = KeyMap(bindings: [
     .left: .previous, .right: .next,
     .char(" "): .togglePlay, .char("l"): .toggleLike, .char("L"): .toggleLike,
     .char("?"): .toggleHelp, .char("q"): .quit, .char("Q"): .quit,
     .char("["): .seek(by: -10), .char("]"): .seek(by: 10),
     .shiftLeft: .seek(by: -10), .shiftRight: .seek(by: 10), .char("r"): .retry,
-    .home: .seekTo(0),
+    .home: .seekTo(0), .char("i"): .identify,
   ])
 
   public func action(for key: Key) -> PlayerAction? {

@@ -4,6 +4,7 @@ import RiffleAPI
 import RiffleApp
 import RiffleAudio
 import RiffleCore
+import RiffleFingerprint
 import RiffleTUI
 
 #if canImport(Glibc)
@@ -56,7 +57,17 @@ struct Play: ParsableCommand {
       valueName: "template"))
   var likesEndpoint: String?
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "What i listens with: auto (the default capture device) or file:PATH (a recording played in real time). RIFFLE_CAPTURE sets it too.",
+      valueName: "source"))
+  var capture: String?
+
   func validate() throws {
+    if CaptureChoice(argument: captureArgument) == nil {
+      throw ValidationError("--capture must be auto or file:PATH, not '\(captureArgument)'")
+    }
     if let likesEndpoint, let problem = LikeSync.validate(likesEndpoint) {
       throw ValidationError("--likes-endpoint: \(problem)")
     }
@@ -65,8 +76,17 @@ struct Play: ParsableCommand {
     }
   }
 
+  /// The capture source as asked for: the option, then RIFFLE_CAPTURE, then auto.
+  var captureArgument: String {
+    capture ?? ProcessInfo.processInfo.environment["RIFFLE_CAPTURE"].flatMap {
+      $0.isEmpty ? nil : $0
+    }
+      ?? "auto"
+  }
+
   func run() throws {
     let driver = AudioDriverChoice(argument: audio)!
+    let captureChoice = CaptureChoice(argument: captureArgument)!
     let feedURL = try Riffle.resolveSource(source)
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
       throw ValidationError("riffle needs a terminal (stdin and stdout must be a TTY)")
@@ -76,7 +96,7 @@ struct Play: ParsableCommand {
     MainActor.assumeIsolated {
       do {
         try startPlayer(
-          feedURL: feedURL, driver: driver, paths: paths,
+          feedURL: feedURL, driver: driver, capture: captureChoice, paths: paths,
           likeSync: likesEndpoint.map { LikeSync(template: $0) })
       } catch {
         FileHandle.standardError.write(Data("riffle: \(error)\n".utf8))
@@ -122,7 +142,8 @@ private var liveModel: PlayerViewModel?
 
 @MainActor
 private func startPlayer(
-  feedURL: URL, driver: AudioDriverChoice, paths: AppPaths, likeSync: LikeSync?
+  feedURL: URL, driver: AudioDriverChoice, capture: CaptureChoice, paths: AppPaths,
+  likeSync: LikeSync?
 ) throws {
   let terminal = try NCursesTerminal()
   let likeStore = LikeStore(file: paths.likesFile)
@@ -134,7 +155,10 @@ private func startPlayer(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
       output: { try AudioOutput.open(driver) },
       events: { event in box.model?.post(event.action) }),
-    likes: .live(likeStore, remote: likeSync))
+    likes: .live(likeStore, remote: likeSync),
+    identify: .live(
+      capture: capture,
+      store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))))
   let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
   let artwork = Artwork(
     mode: Artwork.mode(
