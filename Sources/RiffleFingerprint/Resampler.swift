@@ -42,20 +42,29 @@ public struct Resampler: Sendable {
   public func downsample(_ input: [Float]) -> [Float] {
     let outCount = input.count / decimation
     let half = taps.count / 2
-    return input.withUnsafeBufferPointer { x in
-      taps.withUnsafeBufferPointer { h in
-        [Float](unsafeUninitializedCapacity: outCount) { out, count in
+    // Taps padded with zeros to whole SIMD vectors; the input padded with silence at both
+    // ends, so every output is the same straight loop.
+    let lanes = 8
+    let padded = (taps.count + lanes - 1) / lanes * lanes
+    let h = taps + [Float](repeating: 0, count: padded - taps.count)
+    let x = [Float](repeating: 0, count: half) + input + [Float](repeating: 0, count: padded)
+    return x.withUnsafeBufferPointer { x in
+      h.withUnsafeBufferPointer { h in
+        let hp = UnsafeRawPointer(h.baseAddress!)
+        let xp = UnsafeRawPointer(x.baseAddress!)
+        return [Float](unsafeUninitializedCapacity: outCount) { out, count in
           for n in 0..<outCount {
-            let centre = n * decimation
-            var acc: Float = 0
-            let first = max(0, half - centre)
-            let last = min(h.count, x.count - centre + half)
-            var k = first
-            while k < last {
-              acc += h[k] * x[centre + k - half]
-              k += 1
+            // x[n * decimation - half + k] for k in taps, shifted by the front padding.
+            let base = n * decimation
+            var acc = SIMD8<Float>()
+            var k = 0
+            while k < padded {
+              let hv = hp.loadUnaligned(fromByteOffset: k * 4, as: SIMD8<Float>.self)
+              let xv = xp.loadUnaligned(fromByteOffset: (base + k) * 4, as: SIMD8<Float>.self)
+              acc += hv * xv
+              k += lanes
             }
-            out[n] = acc
+            out[n] = acc.sum()
           }
           count = outCount
         }

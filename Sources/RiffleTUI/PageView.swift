@@ -306,7 +306,7 @@ public struct PageView {
       ([.toggleLike], "like / unlike"),
       ([.seek(by: -10), .seek(by: 10)], "back / forward 10 s"),
       ([.retry], "retry what failed"),
-      ([.identify], "name the song playing nearby"),
+      ([.identify], "name a song heard nearby"),
       ([.toggleHelp], "show / hide this help"),
     ]
     let quitKeys = keyMap.names(for: .quit)

@@ -183,6 +183,7 @@ enum FingerprintBench {
       if match?.songID == "song-\(catalogSeeds[i])" { largeRight += 1 }
     }
     times.sort()
+    let stages = stageTimes(catalog[0], fingerprinter, largeIndex)
 
     print("| condition | top-1 right | largest offset error |")
     print("| --- | --- | --- |")
@@ -208,6 +209,38 @@ enum FingerprintBench {
           "| 10 s query (CPU time), %d songs (%d hashes) | median %.1f ms, 95th %.1f ms, %d of %d right (0 dB white) |",
         large.count, largeIndex.postingCount, 1000 * times[times.count / 2],
         1000 * times[min(times.count - 1, times.count * 95 / 100)], largeRight, catalog.count))
+    print("| a 10 s query, stage by stage (CPU) | \(stages) |")
+  }
+
+  /// CPU milliseconds of each stage of one 10 s query (the median of 20 runs).
+  static func stageTimes(_ song: [Float], _ f: Fingerprinter, _ index: FingerprintIndex)
+    -> String
+  {
+    let clip = Array(song.prefix(441_000))
+    let p = f.parameters
+    let resampler = Resampler(decimation: p.decimation)
+    var t = [[Double]](repeating: [], count: 5)
+    for _ in 0..<20 {
+      var t0 = cpuNow()
+      let low = resampler.downsample(clip)
+      t[0].append(cpuNow() - t0)
+      t0 = cpuNow()
+      let spectrogram = SpectrumAnalyzer.spectrogram(low, parameters: p)
+      t[1].append(cpuNow() - t0)
+      t0 = cpuNow()
+      let peaks = PeakPicker.peaks(in: spectrogram, parameters: p)
+      t[2].append(cpuNow() - t0)
+      t0 = cpuNow()
+      let landmarks = LandmarkHasher.landmarks(peaks, parameters: p)
+      t[3].append(cpuNow() - t0)
+      t0 = cpuNow()
+      _ = index.bestCandidate(landmarks)
+      t[4].append(cpuNow() - t0)
+    }
+    let names = ["resample", "spectrogram", "peaks", "pairs", "lookup"]
+    return zip(names, t).map { name, times in
+      String(format: "%@ %.1f", name, 1000 * times.sorted()[times.count / 2])
+    }.joined(separator: ", ") + " ms"
   }
 
   static func synthesize(_ seeds: [UInt64]) -> [[Float]] {

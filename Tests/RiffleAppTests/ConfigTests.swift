@@ -52,7 +52,7 @@ struct ConfigValidTests {
         .char(" "): .togglePlay, .char("f"): .toggleLike, .char("?"): .toggleHelp,
         .char("x"): .quit, .char("["): .seek(by: -10), .shiftLeft: .seek(by: -10),
         .char("]"): .seek(by: 10), .shiftRight: .seek(by: 10), .char("r"): .retry,
-        .home: .seekTo(0),
+        .home: .seekTo(0), .char("i"): .identify,
       ])
     var theme = Theme.standard
     theme.text = .rgb(0xF0, 0xF0, 0xF5)
