@@ -108,7 +108,7 @@ let package = Package(
       ]),
     .testTarget(
       name: "RiffleEndToEndTests",
-      dependencies: ["RiffleTestSupport", "RiffleCore"]),
+      dependencies: ["RiffleTestSupport", "RiffleCore", "RiffleAudio"]),
   ],
   swiftLanguageModes: [.v6]
 )
