@@ -93,7 +93,12 @@ final class Listener: @unchecked Sendable {
     let store = self.store
     let feed = feedURL ?? URL(string: "riffle:feed")!
     DispatchQueue.global().async {
-      index.set(store.update(feed: feed, songs: songs).index)
+      let update = store.update(feed: feed, songs: songs)
+      // stderr is the log while the screen is up.
+      for problem in update.problems {
+        FileHandle.standardError.write(Data("fingerprints: skipped \(problem)\n".utf8))
+      }
+      index.set(update.index)
     }
 
     let capture = self.capture

@@ -15,11 +15,11 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// One past the highest bin a peak may sit in (hash bits allow 512).
   public var maxBin = 512
   /// A peak is the largest value within this many bins above and below it...
-  public var peakBinRadius = 10
+  public var peakBinRadius = 8
   /// ...and this many frames before and after it.
-  public var peakFrameRadius = 6
+  public var peakFrameRadius = 4
   /// A peak must stand this far (natural-log power) above its frame's mean level.
-  public var peakAboveMean: Float = 2.5
+  public var peakAboveMean: Float = 1.5
   /// Power (natural log) below which nothing counts as a peak (digital silence).
   public var peakFloor: Float = -6
   /// At most this many peaks per second, the most prominent kept.
@@ -34,7 +34,7 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// A match needs at least this many hashes agreeing on one time offset...
   public var minScore = 10
   /// ...this many times the best other song's count...
-  public var minMarginOverRunnerUp: Double = 2
+  public var minMarginOverRunnerUp: Double = 2.5
   /// ...and this share of the query's hashes.
   public var minShareOfQuery: Double = 0.01
 

@@ -31,7 +31,11 @@ enum SongSynth {
     var random = SeededRandom(seed: seed)
     let count = Int(seconds * rate)
     var out = [Float](repeating: 0, count: count)
-    let bpm = Double(random.int(84...150))
+    // Tempo and drum sounds vary continuously, as between real recordings: two songs never
+    // share a sample-exact drum loop.
+    let bpm = 84 + random.unit() * 66
+    let kickPitch = 42 + random.unit() * 25
+    let snareLength = 0.1 + random.unit() * 0.1
     let beat = 60 / bpm
     let root = 45 + random.int(0...11)  // MIDI note of the key (A2...G#3)
     let minor = random.int(0...1) == 1
@@ -80,9 +84,9 @@ enum SongSynth {
     for b in 0..<beats {
       let start = Double(b) * beat
       if b % 2 == 0 {
-        kick(&out, at: start)
+        kick(&out, at: start, pitch: kickPitch)
       } else {
-        noiseHit(&out, at: start, length: 0.15, gain: 0.18, random: &random, bright: false)
+        noiseHit(&out, at: start, length: snareLength, gain: 0.18, random: &random, bright: false)
       }
       noiseHit(&out, at: start, length: 0.04, gain: 0.05, random: &random, bright: true)
       noiseHit(&out, at: start + beat / 2, length: 0.04, gain: 0.04, random: &random, bright: true)
@@ -113,13 +117,13 @@ enum SongSynth {
     }
   }
 
-  static func kick(_ out: inout [Float], at start: Double) {
+  static func kick(_ out: inout [Float], at start: Double, pitch: Double) {
     let first = Int(start * rate)
     guard first < out.count else { return }
     var phase = 0.0
     for i in first..<min(out.count, first + Int(0.25 * rate)) {
       let time = Double(i - first) / rate
-      phase += 2 * Double.pi * (50 + 100 * exp(-time * 30)) / rate
+      phase += 2 * Double.pi * (pitch + 100 * exp(-time * 30)) / rate
       out[i] += 0.5 * Float(exp(-time * 12) * sin(phase))
     }
   }

@@ -64,8 +64,11 @@ struct MatchTests {
     }
     #expect(OffsetVotes.isConfident(match(p.minScore, 0, 100), parameters: p))
     #expect(!OffsetVotes.isConfident(match(p.minScore - 1, 0, 100), parameters: p))
-    #expect(!OffsetVotes.isConfident(match(30, 16, 100), parameters: p))
-    #expect(OffsetVotes.isConfident(match(30, 15, 100), parameters: p))
+    // The margin over the runner-up, either side of it.
+    let runnerUp = 12
+    let enough = Int((Double(runnerUp) * p.minMarginOverRunnerUp).rounded(.up))
+    #expect(OffsetVotes.isConfident(match(enough, runnerUp, 100), parameters: p))
+    #expect(!OffsetVotes.isConfident(match(enough - 1, runnerUp, 100), parameters: p))
     let hashes = Int(Double(30) / p.minShareOfQuery) + 100
     #expect(!OffsetVotes.isConfident(match(30, 0, hashes), parameters: p))
   }
