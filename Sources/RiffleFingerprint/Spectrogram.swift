@@ -33,9 +33,7 @@ public enum SpectrumAnalyzer {
     guard samples.count >= n else { return Spectrogram(frames: 0, bins: bins, values: []) }
     let frames = 1 + (samples.count - n) / hop
     let plan = FFTPlans.shared.plan(size: n)
-    let input = fftwf_alloc_real(n)!
-    let output = UnsafeMutableRawPointer(fftwf_alloc_complex(n / 2 + 1)!)
-      .bindMemory(to: Float.self, capacity: n + 2)
+    let (input, output) = FFTPlans.buffers(size: n)
     defer {
       fftwf_free(input)
       fftwf_free(output)
@@ -76,14 +74,21 @@ final class FFTPlans: @unchecked Sendable {
   private let lock = NSLock()
   private var plans: [Int: Plan] = [:]
 
+  /// An input of `size` floats and an output of `size / 2 + 1` interleaved complex values,
+  /// aligned as FFTW wants; free both with `fftwf_free`.
+  static func buffers(size: Int) -> (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>) {
+    let input = fftwf_alloc_real(size)!
+    let output = UnsafeMutableRawPointer(fftwf_alloc_complex(size / 2 + 1)!)
+      .bindMemory(to: Float.self, capacity: size + 2)
+    return (input, output)
+  }
+
   func plan(size: Int) -> Plan {
     lock.withLock {
       if let plan = plans[size] { return plan }
       // Plan on scratch arrays from fftwf_alloc so executions on other fftwf_alloc'd arrays
       // have the same alignment.
-      let input = fftwf_alloc_real(size)!
-      let output = UnsafeMutableRawPointer(fftwf_alloc_complex(size / 2 + 1)!)
-        .bindMemory(to: Float.self, capacity: size + 2)
+      let (input, output) = Self.buffers(size: size)
       defer {
         fftwf_free(input)
         fftwf_free(output)

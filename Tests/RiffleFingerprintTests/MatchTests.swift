@@ -7,7 +7,7 @@ import Testing
 func randomPrint(_ id: String, seed: UInt64, count: Int = 3_000, frames: Int = 2_000)
   -> SongPrint
 {
-  var generator = SplitMix(seed: seed)
+  var generator = TestRandom(seed: seed)
   let landmarks = (0..<count).map { _ in
     Landmark(
       hash: UInt32(generator.next() % (1 << LandmarkHasher.hashBits)),

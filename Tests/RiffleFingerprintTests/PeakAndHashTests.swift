@@ -68,7 +68,7 @@ struct PeakTests {
 
   @Test("the sliding maximum equals the naive one for every radius")
   func slidingMax() {
-    var generator = SplitMix(seed: 7)
+    var generator = TestRandom(seed: 7)
     let input = (0..<97).map { _ in Float(generator.next() % 1000) }
     for radius in [0, 1, 3, 10, 200] {
       var output = [Float](repeating: 0, count: input.count)
@@ -122,15 +122,13 @@ struct HashTests {
   }
 }
 
-/// A small deterministic generator for test data.
-struct SplitMix {
+/// A small deterministic generator for test data (Knuth's MMIX linear congruential constants;
+/// the high bits are the random ones).
+struct TestRandom {
   var state: UInt64
   init(seed: UInt64) { state = seed }
   mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
+    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+    return state >> 24
   }
 }
