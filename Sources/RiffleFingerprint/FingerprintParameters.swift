@@ -18,14 +18,17 @@ public struct FingerprintParameters: Equatable, Sendable {
   public var peakBinRadius = 8
   /// ...and this many frames before and after it.
   public var peakFrameRadius = 4
-  /// A peak must stand this far (natural-log power) above its frame's mean level.
-  public var peakAboveMean: Float = 1.5
+  /// A peak must stand this far (natural-log power) above the mean level of the bins around it
+  /// in its frame...
+  public var peakAboveMean: Float = 2.5
+  /// ...within this many bins either side (0: the whole frame).
+  public var levelBinRadius = 32
   /// Power (natural log) below which nothing counts as a peak (digital silence).
   public var peakFloor: Float = -6
   /// At most this many peaks per second, the most prominent kept.
-  public var peaksPerSecond = 30
+  public var peaksPerSecond = 20
   /// Each anchor pairs with up to this many later peaks in its target zone.
-  public var fanOut = 8
+  public var fanOut = 15
   /// The target zone: frames after the anchor (dt in minDelta...maxDelta)...
   public var minFrameDelta = 1
   public var maxFrameDelta = 63
@@ -50,7 +53,8 @@ public struct FingerprintParameters: Equatable, Sendable {
     var hash: UInt32 = 2_166_136_261
     for value in [
       sampleRate, inputRate, windowSize, hop, minBin, maxBin, peakBinRadius, peakFrameRadius,
-      Int(peakAboveMean * 100), Int(peakFloor * 100), peaksPerSecond, fanOut, minFrameDelta,
+      Int(peakAboveMean * 100), levelBinRadius, Int(peakFloor * 100), peaksPerSecond, fanOut,
+      minFrameDelta,
       maxFrameDelta, maxBinDelta,
     ] {
       hash = (hash ^ UInt32(truncatingIfNeeded: value)) &* 16_777_619

@@ -2,7 +2,7 @@
 public struct Peak: Equatable, Hashable, Sendable {
   public var frame: Int
   public var bin: Int
-  /// How far it stands above its frame's mean level (natural-log power).
+  /// How far it stands above the level around it (natural-log power).
   public var prominence: Float
 
   public init(frame: Int, bin: Int, prominence: Float) {
@@ -13,7 +13,7 @@ public struct Peak: Equatable, Hashable, Sendable {
 }
 
 /// Finds spectral peaks: local maxima in a time-frequency neighbourhood, above an adaptive
-/// threshold (the frame's mean level plus a margin), at most `peaksPerSecond` per second.
+/// threshold (the level of nearby bins plus a margin), at most `peaksPerSecond` per second.
 public enum PeakPicker {
   public static func peaks(in spectrogram: Spectrogram, parameters p: FingerprintParameters)
     -> [Peak]
@@ -26,13 +26,20 @@ public enum PeakPicker {
     guard high > low else { return [] }
     let values = spectrogram.values
 
-    // The frame means set the threshold, so loud passages do not flood the picker with peaks
-    // and quiet ones still give some.
-    var means = [Float](repeating: 0, count: frames)
+    // The level around each point sets its threshold: the mean over nearby bins of the same
+    // frame (all of the frame when `levelBinRadius` is 0). Loud passages then do not flood the
+    // picker and quiet ones still give peaks; a local mean also follows coloured noise (pink
+    // noise lifts the low bins far more than the high ones).
+    var levels = [Float](repeating: 0, count: values.count)
+    var prefix = [Float](repeating: 0, count: high - low + 1)
     for frame in 0..<frames {
-      var sum: Float = 0
-      for bin in low..<high { sum += values[frame * bins + bin] }
-      means[frame] = sum / Float(high - low)
+      let row = frame * bins
+      for bin in low..<high { prefix[bin - low + 1] = prefix[bin - low] + values[row + bin] }
+      for bin in low..<high {
+        let from = p.levelBinRadius > 0 ? max(low, bin - p.levelBinRadius) : low
+        let to = p.levelBinRadius > 0 ? min(high, bin + p.levelBinRadius + 1) : high
+        levels[row + bin] = (prefix[to - low] - prefix[from - low]) / Float(to - from)
+      }
     }
 
     // The 2-D neighbourhood maximum is separable: along frequency, then along time.
@@ -51,12 +58,12 @@ public enum PeakPicker {
 
     var candidates: [Peak] = []
     for frame in 0..<frames {
-      let threshold = max(means[frame] + p.peakAboveMean, p.peakFloor)
       let row = frame * bins
       for bin in low..<high {
         let value = values[row + bin]
-        if value >= threshold && value == neighbourhood[row + bin] {
-          candidates.append(Peak(frame: frame, bin: bin, prominence: value - means[frame]))
+        let level = levels[row + bin]
+        if value >= max(level + p.peakAboveMean, p.peakFloor) && value == neighbourhood[row + bin] {
+          candidates.append(Peak(frame: frame, bin: bin, prominence: value - level))
         }
       }
     }

@@ -37,6 +37,7 @@ enum FingerprintBench {
     int("BIN_RADIUS", &p.peakBinRadius)
     int("FRAME_RADIUS", &p.peakFrameRadius)
     float("ABOVE_MEAN", &p.peakAboveMean)
+    int("LEVEL_RADIUS", &p.levelBinRadius)
     int("PEAKS_PER_SECOND", &p.peaksPerSecond)
     int("FAN_OUT", &p.fanOut)
     int("MAX_FRAME_DELTA", &p.maxFrameDelta)

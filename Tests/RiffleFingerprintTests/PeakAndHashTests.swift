@@ -18,6 +18,7 @@ func smallParameters() -> FingerprintParameters {
   p.peakBinRadius = 3
   p.peakFrameRadius = 2
   p.peakAboveMean = 1
+  p.levelBinRadius = 0
   p.peakFloor = -100
   return p
 }
@@ -47,6 +48,25 @@ struct PeakTests {
     // Raise frame 4 everywhere to 4.5: the point is only 0.5 above its frame's mean now.
     for bin in 0..<s.bins where bin != 30 { s.values[4 * s.bins + bin] = 4.5 }
     #expect(PeakPicker.peaks(in: s, parameters: smallParameters()).isEmpty)
+  }
+
+  @Test("with a local level, a peak above quiet bins counts even when other bins are loud")
+  func localLevel() {
+    // Bins 2..<30 are loud (8, as under pink noise); a point of 4 stands at bin 50 over 0.
+    var s = spectrogram(frames: 10, raised: [(5, 50, 4)])
+    for frame in 0..<10 {
+      for bin in 2..<30 { s.values[frame * s.bins + bin] = 8 + Float(bin % 3) * 0.01 }
+    }
+    var p = smallParameters()
+    p.peakAboveMean = 2
+    p.peakBinRadius = 1
+    // Against the whole frame's mean (about 3.6) the point is only 0.4 above: no peak.
+    #expect(!PeakPicker.peaks(in: s, parameters: p).contains { $0.bin == 50 })
+    // Against the 10 bins either side (all 0 but itself: mean 0.19) it is a peak.
+    p.levelBinRadius = 10
+    let peak = PeakPicker.peaks(in: s, parameters: p).first { $0.bin == 50 }
+    #expect(peak?.frame == 5)
+    #expect(abs((peak?.prominence ?? 0) - (4 - 4 / 21)) < 1e-5)
   }
 
   @Test("bins outside minBin..<maxBin never hold peaks")
