@@ -37,7 +37,7 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// A match needs at least this many hashes agreeing on one time offset...
   public var minScore = 10
   /// ...this many times the best other song's count...
-  public var minMarginOverRunnerUp: Double = 2.5
+  public var minMarginOverRunnerUp: Double = 3
   /// ...and this share of the query's hashes.
   public var minShareOfQuery: Double = 0.01
 

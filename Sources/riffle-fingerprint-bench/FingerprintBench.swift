@@ -169,8 +169,8 @@ enum FingerprintBench {
       options.seed &* 1_000_003 &+ 900_000 &+ UInt64($0)
     }
     var large = prints
-    for chunk in stride(from: 0, to: extraSeeds.count, by: 100) {
-      let seeds = Array(extraSeeds[chunk..<min(extraSeeds.count, chunk + 100)])
+    for chunk in stride(from: 0, to: extraSeeds.count, by: 20) {  // 20 songs of audio at a time
+      let seeds = Array(extraSeeds[chunk..<min(extraSeeds.count, chunk + 20)])
       large += fingerprintAll(synthesize(seeds), ids: seeds.map { "song-\($0)" }, fingerprinter)
     }
     let largeIndex = FingerprintIndex(songs: large, parameters: fingerprinter.parameters)
