@@ -18,6 +18,16 @@ struct Riffle: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "riffle",
     abstract: "A full-screen terminal music player: one song a page, arrows to swipe.",
+    discussion: """
+      With no subcommand Riffle plays: riffle [SOURCE] [--audio DRIVER] [--capture SOURCE], \
+      where --audio is auto, pulse, alsa, null or wav:PATH and --capture (what i listens \
+      with) is auto or file:PATH. 'riffle help play' has every option.
+
+      Examples:
+        riffle                                   # the bundled catalog, offline
+        riffle https://apitest.suno.com/api/songs --audio wav:/tmp/out.wav
+        riffle identify clip.wav                 # name the song in a recording
+      """,
     version: "riffle \(RiffleVersion.string)",
     subcommands: [Play.self, Identify.self],
     defaultSubcommand: Play.self)

@@ -217,6 +217,9 @@ struct CommandLineTests {
     #expect(result.status == 0)
     #expect(result.stdout.contains("--audio"))
     #expect(result.stdout.contains("wav:PATH"))
+    #expect(result.stdout.contains("identify"))
+    let play = try runProgram(TestFiles.riffleBinary, ["help", "play"])
+    #expect(play.stdout.contains("--capture"))
   }
 
   @Test("--version prints the version")
