@@ -9,6 +9,7 @@ let package = Package(
   products: [
     .executable(name: "riffle", targets: ["riffle"]),
     .executable(name: "riffle-bench", targets: ["riffle-bench"]),
+    .executable(name: "riffle-fingerprint-bench", targets: ["riffle-fingerprint-bench"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -51,15 +52,28 @@ let package = Package(
     .systemLibrary(
       name: "CSystemd", pkgConfig: "libsystemd",
       providers: [.apt(["libsystemd-dev"])]),
+    // Recording for "name that song": PulseAudio's simple API.
+    .systemLibrary(
+      name: "CPulseSimple", pkgConfig: "libpulse-simple",
+      providers: [.apt(["libpulse-dev"])]),
+    // Fingerprints: FFTW's single-precision transforms.
+    .systemLibrary(
+      name: "CFFTW", pkgConfig: "fftw3f",
+      providers: [.apt(["libfftw3-dev"])]),
 
     // Pure Swift: songs, player state, the reducer, formatting, text rules.
     .target(name: "RiffleCore"),
     // The shared API client (libcurl), feed decoding, likes, XDG paths.
     .target(name: "RiffleAPI", dependencies: ["RiffleCore", "CCurl"]),
-    // The audio decoder module: bytes -> mpg123 or FFmpeg -> libao, and the playback engine.
+    // The audio decoder module: bytes -> mpg123 or FFmpeg -> libao, and the playback engine;
+    // recording through PulseAudio for "name that song".
     .target(
       name: "RiffleAudio",
-      dependencies: ["RiffleCore", "RiffleAPI", "CMPG123", "CFFmpeg", "CAO"]),
+      dependencies: ["RiffleCore", "RiffleAPI", "CMPG123", "CFFmpeg", "CAO", "CPulseSimple"]),
+    // Audio fingerprints: spectrogram peaks -> landmark hashes -> index -> match.
+    .target(
+      name: "RiffleFingerprint",
+      dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "CFFTW"]),
     // Cell screen, views, terminals (ncurses and in-memory), key map, cover art.
     .target(
       name: "RiffleTUI",
@@ -68,7 +82,7 @@ let package = Package(
     .target(
       name: "RiffleApp",
       dependencies: [
-        "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI",
+        "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleFingerprint",
         .product(name: "TOMLKit", package: "TOMLKit"),
       ]),
     // The desktop: MPRIS 2 and notifications on the D-Bus session bus (sd-bus).
@@ -77,16 +91,24 @@ let package = Package(
       name: "riffle",
       dependencies: [
         "RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleDesktop",
+        "RiffleFingerprint",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 
     // Figures for docs/performance.md: scripts/bench.sh runs it from a release build.
     .executableTarget(name: "riffle-bench", dependencies: ["RiffleCore", "RiffleTUI"]),
 
+    // Fingerprint accuracy and speed on synthesized songs (scripts/bench-fingerprint.sh).
+    .executableTarget(
+      name: "riffle-fingerprint-bench", dependencies: ["RiffleFingerprint", "RiffleAudio"]),
+
     // Loopback HTTP server, tmux driver and other helpers shared by the tests.
     .target(name: "RiffleTestSupport", dependencies: ["RiffleCore"]),
 
     .testTarget(name: "RiffleCoreTests", dependencies: ["RiffleCore"]),
+    .testTarget(
+      name: "RiffleFingerprintTests",
+      dependencies: ["RiffleFingerprint", "RiffleAudio", "RiffleAPI", "RiffleTestSupport"]),
     .testTarget(name: "RiffleAPITests", dependencies: ["RiffleAPI", "RiffleTestSupport"]),
     .testTarget(
       name: "RiffleAudioTests", dependencies: ["RiffleAudio", "RiffleAPI", "RiffleTestSupport"]),

@@ -14,6 +14,7 @@ public struct PlayerClients: Sendable {
   /// Keeps the search history for the next run.
   public var saveSearchHistory: @Sendable ([String]) -> Void
   public var lyrics: LyricsClient
+  public var identify: IdentifyClient
 
   public init(
     loadFeed:
@@ -21,7 +22,7 @@ public struct PlayerClients: Sendable {
       -> Void,
     audio: AudioClient, likes: LikesClient, queries: QueryClient,
     saveSearchHistory: @escaping @Sendable ([String]) -> Void = { _ in },
-    lyrics: LyricsClient = .unavailable
+    lyrics: LyricsClient = .unavailable, identify: IdentifyClient = .unavailable
   ) {
     self.loadFeed = loadFeed
     self.audio = audio
@@ -29,6 +30,7 @@ public struct PlayerClients: Sendable {
     self.queries = queries
     self.saveSearchHistory = saveSearchHistory
     self.lyrics = lyrics
+    self.identify = identify
   }
 }
 

@@ -279,7 +279,14 @@ public final class PlayerViewModel {
       clients.likes.set(id, liked) { error in
         if let error { FileHandle.standardError.write(Data("likes: \(error)\n".utf8)) }
       }
+    case .listen(let seconds, let feedURL, let songs):
+      clients.identify.start(seconds, feedURL, songs) { [weak self] event in
+        self?.post(event.action)
+      }
+    case .stopListening:
+      clients.identify.stop()
     case .quit:
+      clients.identify.stop()
       ticker.stop()
       clients.audio.shutdown()
       clients.likes.flush()

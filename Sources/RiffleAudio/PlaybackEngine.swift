@@ -179,7 +179,9 @@ public final class PlaybackEngine: @unchecked Sendable {
 
     while !session.isCancelled {
       do {
-        if let seconds = session.takeSeek(), let decoder {
+        // A seek asked for before the format is known waits for the decoder (identify starts
+        // a song part-way in).
+        if let decoder, let seconds = session.takeSeek() {
           try seek(decoder, to: seconds, in: session)
         }
         switch session.buffer.read(timeout: stallReportDelay, interrupt: { session.hasPendingSeek })

@@ -80,6 +80,16 @@ public enum PlayerAction: Equatable, Sendable {
   case lyricsFailed(songID: String, String, retry: Bool = false, retryAfter: Double? = nil)
   /// The wait before try number `attempt` at loading a song's lyrics is over.
   case retryLyrics(songID: String, attempt: Int)
+  // Naming a song heard nearby.
+  /// Listen and name the song (`i`); again, stop listening.
+  case identify
+  /// The listener's input level (0...1) after `seconds` of listening.
+  case listeningLevel(Double, seconds: Double)
+  /// The recording is `songID`, starting `offset` seconds in; `listened` seconds have passed
+  /// since it started, so the song is now that much further on.
+  case identified(songID: String, offset: Double, listened: Double)
+  /// Nothing matched, or there is nothing to listen with (the reason says which).
+  case identifyFailed(String)
 
   /// A frame of the timer (animations, spinner).
   case tick
@@ -95,7 +105,7 @@ extension PlayerAction {
     switch self {
     case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit,
       .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .toggleLyrics,
-      .scrollLyrics, .pageLyrics:
+      .scrollLyrics, .pageLyrics, .identify:
       return true
     default:
       return false

@@ -30,6 +30,11 @@ public enum PlayerEffect: Equatable, Sendable {
   case loadLyrics(Song)
   /// Send `.retryLyrics(songID:attempt:)` after this many seconds.
   case scheduleLyricsRetry(after: Double, songID: String, attempt: Int)
+  /// Listen through the capture device for up to `seconds` and name the song among `songs`
+  /// (the feed's, fingerprinted under `feedURL`).
+  case listen(seconds: Double, feedURL: URL?, songs: [Song])
+  /// Stop listening; no answer comes.
+  case stopListening
   /// Stop audio, give the terminal back and exit.
   case quit
 }

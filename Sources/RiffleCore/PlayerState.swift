@@ -89,6 +89,12 @@ public struct PlayerState: Equatable, Sendable {
     }
   }
 
+  /// Naming a song heard nearby (`i`): listening, then looking it up.
+  public enum Identify: Equatable, Sendable {
+    /// Recording: the input level (0...1) and seconds heard so far.
+    case listening(level: Double, seconds: Double)
+  }
+
   /// The feed being shown.
   public var feedURL: URL?
   /// Failed tries at loading the feed in a row; sets the wait before the next.
@@ -114,6 +120,8 @@ public struct PlayerState: Equatable, Sendable {
   /// Counts timer frames; drives the spinner.
   public var frame: Int = 0
   public var isQuitting = false
+  /// Set while listening for a song to name.
+  public var identify: Identify?
 
   /// The query whose results are the pages; nil while the pages are the feed.
   public var query: SongQuery?
@@ -156,6 +164,8 @@ public struct PlayerState: Equatable, Sendable {
 
   /// Lines a page of plain lyrics scrolls when the screen's size is not known.
   public static let lyricsPageLines = 10
+  /// Longest a listen for `i` lasts, in seconds.
+  public static let listenSeconds = 10.0
 
   /// Number of frames a like "pop" lasts.
   public static let likePulseFrames = 6

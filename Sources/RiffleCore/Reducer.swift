@@ -252,6 +252,50 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
   case .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .runQuery,
     .queryLoaded, .queryFailed, .retryQuery, .queryPageLoaded, .queryPageFailed, .retryQueryPage:
     return reduceQuery(&state, action)
+  case .identify:
+    if state.identify != nil {
+      state.identify = nil
+      state.message = .init(.info, "Stopped listening")
+      return [.stopListening]
+    }
+    guard !state.songs.isEmpty else {
+      state.message = .init(.error, "No songs to compare with yet")
+      return []
+    }
+    state.identify = .listening(level: 0, seconds: 0)
+    state.message = nil
+    // The index is kept per feed; search results are not the feed's songs.
+    let indexKey = state.query == nil ? state.feedURL : nil
+    return [.listen(seconds: PlayerState.listenSeconds, feedURL: indexKey, songs: state.songs)]
+
+  case .listeningLevel(let level, let seconds):
+    guard state.identify != nil else { return [] }
+    state.identify = .listening(level: min(1, max(0, level)), seconds: max(0, seconds))
+    return []
+
+  case .identified(let songID, let offset, let listened):
+    guard state.identify != nil else { return [] }
+    state.identify = nil
+    guard let at = state.songs.firstIndex(where: { $0.id == songID }) else {
+      state.message = .init(.error, "No song matched")
+      return []
+    }
+    state.index = at
+    let song = state.songs[at]
+    var start = max(0, offset + listened)
+    if let duration = song.duration, duration > 0 { start = min(start, max(0, duration - 0.25)) }
+    let play = playCurrent(&state)
+    state.position = start
+    let title = song.title.isEmpty ? "a song" : "\u{201C}\(song.title)\u{201D}"
+    let artist = song.displayName.isEmpty ? "" : " by \(song.displayName)"
+    state.message = .init(.info, "Heard \(title)\(artist) at \(formatTime(offset.rounded()))")
+    return play + [.seek(to: start, playID: state.playID)] + loadMoreIfNear(&state)
+
+  case .identifyFailed(let reason):
+    guard state.identify != nil else { return [] }
+    state.identify = nil
+    state.message = .init(.error, reason)
+    return []
 
   case .tick:
     state.frame &+= 1

@@ -55,11 +55,42 @@ public struct PageView {
       LyricsView(theme: theme, retryKey: keyMap.names(for: .retry).first)
         .draw(&screen, state: state)
     }
+    if let identify = state.identify { drawListening(&screen, identify) }
     if state.overlay == .help { drawHelp(&screen) }
     if state.overlay == .search, let prompt = state.search {
       drawSearch(&screen, prompt: prompt)
     }
     return screen
+  }
+
+  /// The listening indicator for `i`: what it is doing, the input level and the time heard.
+  private func drawListening(_ screen: inout Screen, _ identify: PlayerState.Identify) {
+    guard case .listening(let level, let seconds) = identify else { return }
+    let boxWidth = min(screen.width - 2, 36)
+    let x = (screen.width - boxWidth) / 2
+    let y = max(0, (screen.height - 5) / 2)
+    let box = CellStyle(foreground: theme.text, background: .rgb(30, 30, 40))
+    screen.fill(x: x, y: y, width: boxWidth, height: 5, style: box)
+    var title = box
+    title.bold = true
+    let heard = min(Int(seconds), Int(PlayerState.listenSeconds))
+    screen.putCentered(
+      "● Listening… \(heard) s / \(Int(PlayerState.listenSeconds)) s", x: x, y: y + 1,
+      width: boxWidth, style: title)
+    let meterWidth = max(4, boxWidth - 6)
+    let filled = Int((level * Double(meterWidth)).rounded())
+    var meter = box
+    meter.foreground = theme.accent
+    screen.put(
+      String(repeating: "█", count: filled), x: x + 3, y: y + 2, style: meter,
+      maxWidth: meterWidth)
+    var empty = box
+    empty.foreground = theme.muted
+    screen.put(
+      String(repeating: "░", count: meterWidth - filled), x: x + 3 + filled, y: y + 2,
+      style: empty, maxWidth: meterWidth - filled)
+    let stopKey = keyMap.names(for: .identify).first ?? "i"
+    screen.putCentered("\(stopKey) stops", x: x, y: y + 3, width: boxWidth, style: empty)
   }
 
   // MARK: - Pieces
@@ -295,6 +326,7 @@ public struct PageView {
       ([.openSearch], "search iTunes"),
       ([.showArtist], "the artist's top songs"),
       ([.retry], "retry what failed"),
+      ([.identify], "name a song heard nearby"),
       ([.toggleHelp], "show / hide this help"),
     ]
     let quitKeys = keyMap.names(for: .quit)

@@ -161,7 +161,7 @@ struct DoctorCheck {
   static func source(_ source: String?) -> DoctorCheck {
     let url: URL
     do {
-      url = try Play.parse(source.map { [$0] } ?? []).resolveSource()
+      url = try Riffle.resolveSource(source)
     } catch {
       return DoctorCheck(
         level: .fail, name: "source", finding: Play.message(for: error),

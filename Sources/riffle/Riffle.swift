@@ -4,14 +4,15 @@ import RiffleAPI
 import RiffleApp
 import RiffleAudio
 import RiffleCore
+import RiffleFingerprint
 import RiffleTUI
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// `riffle [SOURCE]`, `riffle search TERM`, `riffle artist NAME`: the composition root. Builds
-/// the live world and runs it.
+/// `riffle [SOURCE]`, `riffle search TERM`, `riffle artist NAME`, `riffle identify FILE`,
+/// `riffle doctor`: the composition root. Builds the live world and runs it.
 @main
 struct Riffle: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -19,7 +20,8 @@ struct Riffle: ParsableCommand {
     abstract: "A full-screen terminal music player: one song a page, arrows to swipe.",
     discussion: """
       Keys: Left/Right page between songs, space plays and pauses, l likes, / searches iTunes, \
-      a shows the artist's top songs, y shows lyrics, ? shows help, q quits.
+      a shows the artist's top songs, y shows lyrics, i names the song playing nearby, \
+      ? shows help, q quits.
 
       Examples:
         riffle                                   # the bundled catalog, offline
@@ -27,6 +29,7 @@ struct Riffle: ParsableCommand {
         riffle ~/music/feed.json --audio wav:/tmp/out.wav
         riffle search daft punk
         riffle artist Björk
+        riffle identify clip.wav                 # name the song in a recording
         riffle doctor                            # what to fix on this machine
 
       Options of play, search and artist (see 'riffle help play'):
@@ -35,9 +38,10 @@ struct Riffle: ParsableCommand {
         --likes-endpoint URL    send likes to a server ({id} in the URL)
         --itunes-url URL        the iTunes Search API's base URL
         --lyrics-url URL        LRCLIB's base URL
+        --capture SOURCE        what i listens with: auto or file:PATH
       """,
     version: VersionReport.text(),
-    subcommands: [Play.self, Search.self, Artist.self, Doctor.self],
+    subcommands: [Play.self, Search.self, Artist.self, Identify.self, Doctor.self],
     defaultSubcommand: Play.self)
 }
 
@@ -71,7 +75,25 @@ struct PlayerOptions: ParsableArguments {
       valueName: "url"))
   var lyricsURL: String?
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "What i listens with: auto (the default capture device) or file:PATH (a recording played in real time). RIFFLE_CAPTURE sets it too.",
+      valueName: "source"))
+  var capture: String?
+
+  /// The capture source as asked for: the option, then RIFFLE_CAPTURE, then auto.
+  var captureArgument: String {
+    capture ?? ProcessInfo.processInfo.environment["RIFFLE_CAPTURE"].flatMap {
+      $0.isEmpty ? nil : $0
+    }
+      ?? "auto"
+  }
+
   func validate() throws {
+    if CaptureChoice(argument: captureArgument) == nil {
+      throw ValidationError("--capture must be auto or file:PATH, not '\(captureArgument)'")
+    }
     if let likesEndpoint, let problem = LikeSync.validate(likesEndpoint) {
       throw ValidationError("--likes-endpoint: \(problem)")
     }
@@ -88,6 +110,7 @@ struct PlayerOptions: ParsableArguments {
   /// Starts the player on what `first` asks for and never returns.
   func launch(_ first: Opening) throws -> Never {
     let driver = AudioDriverChoice(argument: audio)!
+    let captureChoice = CaptureChoice(argument: captureArgument)!
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
       throw ValidationError("riffle needs a terminal (stdin and stdout must be a TTY)")
     }
@@ -114,7 +137,7 @@ struct PlayerOptions: ParsableArguments {
     MainActor.assumeIsolated {
       do {
         try startPlayer(
-          first, driver: driver, paths: paths, config: (config, problems),
+          first, driver: driver, capture: captureChoice, paths: paths, config: (config, problems),
           services: services, likeSync: likesEndpoint.map { LikeSync(template: $0) })
       } catch {
         FileHandle.standardError.write(Data("riffle: \(error)\n".utf8))
@@ -145,11 +168,14 @@ struct Play: ParsableCommand {
   @OptionGroup var options: PlayerOptions
 
   func run() throws {
-    try options.launch(.feed(try resolveSource()))
+    try options.launch(.feed(try Riffle.resolveSource(source)))
   }
+}
+
+extension Riffle {
 
   /// The feed to open: the argument as a URL or path, or the bundled catalog.
-  func resolveSource() throws -> URL {
+  static func resolveSource(_ source: String?) throws -> URL {
     guard let source, !source.isEmpty else {
       guard let catalog = Catalog.locate() else {
         throw ValidationError(
@@ -224,7 +250,7 @@ private var liveModel: PlayerViewModel?
 
 @MainActor
 private func startPlayer(
-  _ first: Opening, driver: AudioDriverChoice, paths: AppPaths,
+  _ first: Opening, driver: AudioDriverChoice, capture: CaptureChoice, paths: AppPaths,
   config: (config: Config, problems: [Config.Problem]), services: (itunes: URL, lyrics: URL),
   likeSync: LikeSync?
 ) throws {
@@ -252,7 +278,10 @@ private func startPlayer(
     lyrics: .live(
       LyricsSource(
         baseURL: services.lyrics,
-        cache: DiskCache(folder: paths.cache.appendingPathComponent("lyrics"), capacity: 8 << 20))))
+        cache: DiskCache(folder: paths.cache.appendingPathComponent("lyrics"), capacity: 8 << 20))),
+    identify: .live(
+      capture: capture,
+      store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))))
   let artwork = Artwork(
     mode: Artwork.mode(
       environment: ProcessInfo.processInfo.environment, terminalColors: terminal.colorCount),

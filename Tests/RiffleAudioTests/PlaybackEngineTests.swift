@@ -58,6 +58,25 @@ struct PlaybackEngineTests {
     #expect(written.rms > 0.01)
   }
 
+  @Test("a seek asked for right after play, before the format is known, is kept")
+  func seekBeforeDecoder() throws {
+    let dir = try TemporaryDirectory()
+    let wav = dir.file("out.wav")
+    let log = EventLog()
+    let engine = PlaybackEngine(
+      output: { try AudioOutput.open(.wav(wav.path)) }, onEvent: { log.append($0) })
+    // A catalog song of 25 s, started 20 s in (as `i` does): about 5 s are played, not 25.
+    let song = TestFiles.catalog.appendingPathComponent("audio/riffle-006.mp3")
+    engine.play(song, playID: 3)
+    engine.seek(to: 20, playID: 3)
+    #expect(log.wait(timeout: 30) { $0 == .finished(playID: 3) })
+    engine.shutdown()
+    let written = try WAVFile.read(wav)
+    // Dropping the seek (the engine once did, before the decoder existed) plays all 25 s.
+    #expect(written.seconds > 4 && written.seconds < 6, "played \(written.seconds) s")
+    #expect(written.rms > 0.01)
+  }
+
   @Test("playing another song cancels the first at once")
   func playCancelsPrevious() throws {
     let dir = try TemporaryDirectory()

@@ -225,8 +225,10 @@ struct CommandLineTests {
     #expect(result.stdout.contains("wav:PATH"))
     #expect(result.stdout.contains("search"))
     #expect(result.stdout.contains("artist"))
+    #expect(result.stdout.contains("identify"))
     let play = try runProgram(TestFiles.riffleBinary, ["help", "play"])
     #expect(play.status == 0)
+    #expect(play.stdout.contains("--capture"))
     #expect(play.stdout.contains("--audio <driver>"))
     #expect(play.stdout.contains("--itunes-url <url>"))
   }

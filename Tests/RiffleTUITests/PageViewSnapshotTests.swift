@@ -76,7 +76,7 @@ enum PageFixture {
 /// Each screen the page can show, by name.
 enum Scene: String, CaseIterable, Sendable, CustomStringConvertible {
   case loading, playing, paused, liked, likePulse, firstPage, lastPage, longTitle, wideTitle
-  case hostileTitle, errorMessage, help, feedFailed
+  case hostileTitle, errorMessage, help, feedFailed, listening
   case searchPrompt, searching, searchResult
 
   var description: String { rawValue }
@@ -137,6 +137,11 @@ enum Scene: String, CaseIterable, Sendable, CustomStringConvertible {
       state.songs[1].handle = ""
       state.songs[1].album = "Discovery"
       state.message = .init(.info, "Results for “daft punk”")
+      return state
+    case .listening:
+      // `i` pressed 3.4 s ago, the room at half the meter.
+      var state = PageFixture.playing()
+      state.identify = .listening(level: 0.5, seconds: 3.4)
       return state
     case .feedFailed:
       var state = PlayerState()
@@ -310,5 +315,33 @@ struct PageViewSnapshotTests {
         expectWellFormed(screen, "\(scene) at \(width)x\(height)")
       }
     }
+  }
+}
+
+@Suite("Listening indicator")
+struct ListeningIndicatorTests {
+  @Test("the meter fills with the level and the seconds count up to 10")
+  func meter() {
+    func row(_ level: Double, _ seconds: Double) -> (title: String, meter: String) {
+      var state = PageFixture.playing()
+      state.identify = .listening(level: level, seconds: seconds)
+      let lines = PageView().render(state, width: 80, height: 24).lines
+      let title = lines.firstIndex { $0.contains("Listening") }!
+      return (lines[title], lines[title + 1])
+    }
+    let quiet = row(0, 0)
+    let loud = row(1, 9.9)
+    let half = row(0.5, 4)
+    #expect(quiet.title.contains("0 s / 10 s"))
+    #expect(loud.title.contains("9 s / 10 s"))
+    #expect(!quiet.meter.contains("█") && quiet.meter.filter { $0 == "░" }.count == 30)
+    #expect(!loud.meter.contains("░") && loud.meter.filter { $0 == "█" }.count == 30)
+    #expect(half.meter.filter { $0 == "█" }.count == 15)
+  }
+
+  @Test("no indicator when not listening")
+  func hidden() {
+    let screen = PageView().render(PageFixture.playing(), width: 80, height: 24)
+    #expect(!screen.text.contains("Listening"))
   }
 }

@@ -1,0 +1,192 @@
+import Foundation
+import RiffleAPI
+import RiffleAudio
+import RiffleCore
+import RiffleFingerprint
+
+/// What the listener reports while it names a song.
+public enum ListenEvent: Equatable, Sendable {
+  case level(Double, seconds: Double)
+  case identified(songID: String, offset: Double, listened: Double)
+  case failed(String)
+
+  /// The reducer's name for this event.
+  public var action: PlayerAction {
+    switch self {
+    case .level(let level, let seconds): return .listeningLevel(level, seconds: seconds)
+    case .identified(let id, let offset, let listened):
+      return .identified(songID: id, offset: offset, listened: listened)
+    case .failed(let reason): return .identifyFailed(reason)
+    }
+  }
+}
+
+/// Naming a song heard nearby, as the view model drives it.
+public struct IdentifyClient: Sendable {
+  /// Listens for up to `seconds` and names the song among `songs`; events may come from any
+  /// thread, and the last one is `.identified` or `.failed` (none after `stop`).
+  public var start:
+    @Sendable (
+      _ seconds: Double, _ feedURL: URL?, _ songs: [Song],
+      _ events: @escaping @Sendable (ListenEvent) -> Void
+    ) -> Void
+  public var stop: @Sendable () -> Void
+
+  public init(
+    start:
+      @escaping @Sendable (Double, URL?, [Song], @escaping @Sendable (ListenEvent) -> Void) ->
+      Void,
+    stop: @escaping @Sendable () -> Void
+  ) {
+    self.start = start
+    self.stop = stop
+  }
+
+  /// For players that cannot listen (tests that do not exercise it).
+  public static let unavailable = IdentifyClient(
+    start: { _, _, _, events in events(.failed("Listening is not available here")) },
+    stop: {})
+
+  /// Records from `capture` and matches against the feed's fingerprints in `store`.
+  public static func live(capture: CaptureChoice, store: FingerprintStore) -> IdentifyClient {
+    let listener = Listener(capture: capture, store: store)
+    return IdentifyClient(
+      start: { seconds, feedURL, songs, events in
+        listener.start(seconds: seconds, feedURL: feedURL, songs: songs, events: events)
+      },
+      stop: { listener.stop() })
+  }
+}
+
+/// Records on a thread of its own while the feed's index is brought up to date on another,
+/// tries to match from 3 s of audio on (each second, stopping at the first confident match)
+/// and gives up after the longest listen.
+final class Listener: @unchecked Sendable {
+  private let capture: CaptureChoice
+  private let store: FingerprintStore
+  private let lock = NSLock()
+  /// Numbers each listen; a stopped one is told by its number no longer being current.
+  private var generation = 0
+
+  init(capture: CaptureChoice, store: FingerprintStore) {
+    self.capture = capture
+    self.store = store
+  }
+
+  func stop() {
+    lock.withLock { generation += 1 }
+  }
+
+  func start(
+    seconds: Double, feedURL: URL?, songs: [Song],
+    events: @escaping @Sendable (ListenEvent) -> Void
+  ) {
+    let mine = lock.withLock {
+      generation += 1
+      return generation
+    }
+    let isCurrent: @Sendable () -> Bool = { [self] in lock.withLock { generation == mine } }
+    let send: @Sendable (ListenEvent) -> Void = { event in if isCurrent() { events(event) } }
+
+    // The index: read from the cache and completed with new songs while recording goes on.
+    let index = IndexBox()
+    let store = self.store
+    let feed = feedURL ?? URL(string: "riffle:feed")!
+    DispatchQueue.global().async {
+      let update = store.update(feed: feed, songs: songs)
+      // stderr is the log while the screen is up.
+      for problem in update.problems {
+        FileHandle.standardError.write(Data("fingerprints: skipped \(problem)\n".utf8))
+      }
+      index.set(update.index)
+    }
+
+    let capture = self.capture
+    let thread = Thread {
+      Self.record(
+        capture: capture, seconds: seconds, index: index, fingerprinter: store.fingerprinter,
+        isCurrent: isCurrent, send: send)
+    }
+    thread.name = "riffle.listen"
+    thread.start()
+  }
+
+  private static func record(
+    capture: CaptureChoice, seconds: Double, index: IndexBox, fingerprinter: Fingerprinter,
+    isCurrent: () -> Bool, send: (ListenEvent) -> Void
+  ) {
+    let source: AudioCapture
+    do {
+      source = try capture.open()
+    } catch {
+      send(.failed(String(describing: error)))
+      return
+    }
+    defer { source.close() }
+    let rate = Double(PCMFormat.sampleRate)
+    var samples: [Float] = []
+    var nextTry = 3.0
+    func heard() -> Double { Double(samples.count) / rate }
+    func tryMatch() -> Bool {
+      guard let ready = index.wait(timeout: 0) else { return false }
+      guard let match = ready.match(fingerprinter.landmarks(mono: samples)) else { return false }
+      send(.identified(songID: match.songID, offset: match.offset, listened: heard()))
+      return true
+    }
+    do {
+      while heard() < seconds {
+        guard isCurrent() else { return }
+        guard let block = try source.read() else { break }
+        var sum = 0.0
+        for sample in block {
+          let value = Float(sample) / 32_768
+          samples.append(value)
+          sum += Double(value * value)
+        }
+        // The meter shows loudness on a log scale: -60 dBFS is empty, 0 dBFS full.
+        let rms = (sum / Double(max(1, block.count))).squareRoot()
+        let level = max(0, min(1, (20 * log10(max(rms, 1e-6)) + 60) / 60))
+        send(.level(level, seconds: heard()))
+        if heard() >= nextTry {
+          nextTry += 1
+          if tryMatch() { return }
+        }
+      }
+    } catch {
+      send(.failed(String(describing: error)))
+      return
+    }
+    guard isCurrent() else { return }
+    // The last try waits for the index if it is still being built.
+    guard let ready = index.wait(timeout: 600), !samples.isEmpty else {
+      send(.failed("No song matched"))
+      return
+    }
+    if let match = ready.match(fingerprinter.landmarks(mono: samples)) {
+      send(.identified(songID: match.songID, offset: match.offset, listened: heard()))
+    } else {
+      send(.failed("No song matched"))
+    }
+  }
+}
+
+/// The index once it is ready, waited for from the recording thread.
+private final class IndexBox: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var index: FingerprintIndex?
+
+  func set(_ value: FingerprintIndex) {
+    condition.withLock {
+      index = value
+      condition.broadcast()
+    }
+  }
+
+  func wait(timeout: Double) -> FingerprintIndex? {
+    condition.withLock {
+      let deadline = Date(timeIntervalSinceNow: timeout)
+      while index == nil && condition.wait(until: deadline) {}
+      return index
+    }
+  }
+}

@@ -1,0 +1,64 @@
+/// The numbers that shape a fingerprint. They are part of the index format: changing one
+/// changes `signature`, and an index written with other numbers is rebuilt.
+/// docs/fingerprinting.md says why each has its value.
+public struct FingerprintParameters: Equatable, Sendable {
+  /// Samples per second after resampling (44.1 kHz / 4).
+  public var sampleRate = 11_025
+  /// The input rate the resampler expects (what every decoder gives).
+  public var inputRate = 44_100
+  /// FFT length in samples (93 ms at 11 kHz: 10.8 Hz per bin).
+  public var windowSize = 1024
+  /// Samples between frames (23 ms).
+  public var hop = 256
+  /// Lowest frequency bin a peak may sit in (below ~100 Hz rumble and hum dominate).
+  public var minBin = 9
+  /// One past the highest bin a peak may sit in (hash bits allow 512).
+  public var maxBin = 512
+  /// A peak is the largest value within this many bins above and below it...
+  public var peakBinRadius = 8
+  /// ...and this many frames before and after it.
+  public var peakFrameRadius = 4
+  /// A peak must stand this far (natural-log power) above the mean level of the bins around it
+  /// in its frame...
+  public var peakAboveMean: Float = 2.5
+  /// ...within this many bins either side (0: the whole frame).
+  public var levelBinRadius = 32
+  /// Power (natural log) below which nothing counts as a peak (digital silence).
+  public var peakFloor: Float = -6
+  /// At most this many peaks per second, the most prominent kept.
+  public var peaksPerSecond = 20
+  /// Each anchor pairs with up to this many later peaks in its target zone.
+  public var fanOut = 15
+  /// The target zone: frames after the anchor (dt in minDelta...maxDelta)...
+  public var minFrameDelta = 1
+  public var maxFrameDelta = 63
+  /// ...and bins above or below it.
+  public var maxBinDelta = 63
+  /// A match needs at least this many hashes agreeing on one time offset...
+  public var minScore = 10
+  /// ...this many times the best other song's count...
+  public var minMarginOverRunnerUp: Double = 3
+  /// ...and this share of the query's hashes.
+  public var minShareOfQuery: Double = 0.01
+
+  public init() {}
+
+  /// The resampling factor from the input rate.
+  public var decimation: Int { inputRate / sampleRate }
+  /// Seconds per frame.
+  public var frameSeconds: Double { Double(hop) / Double(sampleRate) }
+
+  /// A number that changes whenever a parameter that shapes stored hashes changes.
+  public var signature: UInt32 {
+    var hash: UInt32 = 2_166_136_261
+    for value in [
+      sampleRate, inputRate, windowSize, hop, minBin, maxBin, peakBinRadius, peakFrameRadius,
+      Int(peakAboveMean * 100), levelBinRadius, Int(peakFloor * 100), peaksPerSecond, fanOut,
+      minFrameDelta,
+      maxFrameDelta, maxBinDelta,
+    ] {
+      hash = (hash ^ UInt32(truncatingIfNeeded: value)) &* 16_777_619
+    }
+    return hash
+  }
+}

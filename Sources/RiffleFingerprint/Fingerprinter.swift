@@ -1,0 +1,27 @@
+import Foundation
+
+/// The whole pipeline for one recording: PCM -> mono at 11 kHz -> spectrogram -> peaks ->
+/// landmarks.
+public struct Fingerprinter: Sendable {
+  public let parameters: FingerprintParameters
+  private let resampler: Resampler
+
+  public init(parameters: FingerprintParameters = FingerprintParameters()) {
+    self.parameters = parameters
+    self.resampler = Resampler(decimation: parameters.decimation)
+  }
+
+  /// Landmarks of interleaved signed 16-bit PCM at the input rate (44.1 kHz).
+  public func landmarks(pcm16 pcm: Data, channels: Int) -> [Landmark] {
+    let mono = pcm.withUnsafeBytes { Resampler.mono(pcm16: $0, channels: channels) }
+    return landmarks(mono: mono)
+  }
+
+  /// Landmarks of mono samples at the input rate (44.1 kHz), in -1...1.
+  public func landmarks(mono samples: [Float]) -> [Landmark] {
+    let spectrogram = SpectrumAnalyzer.spectrogram(
+      resampler.downsample(samples), parameters: parameters)
+    return LandmarkHasher.landmarks(
+      PeakPicker.peaks(in: spectrogram, parameters: parameters), parameters: parameters)
+  }
+}

@@ -1,0 +1,117 @@
+/// A point of the spectrogram that stands out: the loudest in its neighbourhood.
+public struct Peak: Equatable, Hashable, Sendable {
+  public var frame: Int
+  public var bin: Int
+  /// How far it stands above the level around it (natural-log power).
+  public var prominence: Float
+
+  public init(frame: Int, bin: Int, prominence: Float) {
+    self.frame = frame
+    self.bin = bin
+    self.prominence = prominence
+  }
+}
+
+/// Finds spectral peaks: local maxima in a time-frequency neighbourhood, above an adaptive
+/// threshold (the level of nearby bins plus a margin), at most `peaksPerSecond` per second.
+public enum PeakPicker {
+  public static func peaks(in spectrogram: Spectrogram, parameters p: FingerprintParameters)
+    -> [Peak]
+  {
+    let frames = spectrogram.frames
+    let bins = spectrogram.bins
+    guard frames > 0, bins > 0 else { return [] }
+    let low = min(max(0, p.minBin), bins)
+    let high = min(p.maxBin, bins)
+    guard high > low else { return [] }
+    let values = spectrogram.values
+
+    // The level around each point sets its threshold: the mean over nearby bins of the same
+    // frame (all of the frame when `levelBinRadius` is 0). Loud passages then do not flood the
+    // picker and quiet ones still give peaks; a local mean also follows coloured noise (pink
+    // noise lifts the low bins far more than the high ones).
+    var levels = [Float](repeating: 0, count: values.count)
+    var prefix = [Float](repeating: 0, count: high - low + 1)
+    for frame in 0..<frames {
+      let row = frame * bins
+      for bin in low..<high { prefix[bin - low + 1] = prefix[bin - low] + values[row + bin] }
+      for bin in low..<high {
+        let from = p.levelBinRadius > 0 ? max(low, bin - p.levelBinRadius) : low
+        let to = p.levelBinRadius > 0 ? min(high, bin + p.levelBinRadius + 1) : high
+        levels[row + bin] = (prefix[to - low] - prefix[from - low]) / Float(to - from)
+      }
+    }
+
+    // The 2-D neighbourhood maximum is separable: along frequency, then along time.
+    var alongBins = [Float](repeating: 0, count: values.count)
+    for frame in 0..<frames {
+      slidingMax(
+        values, &alongBins, start: frame * bins, count: bins, stride: 1,
+        radius: p.peakBinRadius)
+    }
+    var neighbourhood = [Float](repeating: 0, count: values.count)
+    for bin in 0..<bins {
+      slidingMax(
+        alongBins, &neighbourhood, start: bin, count: frames, stride: bins,
+        radius: p.peakFrameRadius)
+    }
+
+    var candidates: [Peak] = []
+    for frame in 0..<frames {
+      let row = frame * bins
+      for bin in low..<high {
+        let value = values[row + bin]
+        let level = levels[row + bin]
+        if value >= max(level + p.peakAboveMean, p.peakFloor) && value == neighbourhood[row + bin] {
+          candidates.append(Peak(frame: frame, bin: bin, prominence: value - level))
+        }
+      }
+    }
+    return capped(candidates, perBlock: p.peaksPerSecond, blockFrames: framesPerSecond(p))
+  }
+
+  /// Frames in one second, the block over which the peak cap applies.
+  static func framesPerSecond(_ p: FingerprintParameters) -> Int {
+    max(1, Int((Double(p.sampleRate) / Double(p.hop)).rounded()))
+  }
+
+  /// Keeps the `perBlock` most prominent peaks of each block of frames, in (frame, bin) order.
+  static func capped(_ peaks: [Peak], perBlock: Int, blockFrames: Int) -> [Peak] {
+    var kept: [Peak] = []
+    var start = 0
+    while start < peaks.count {
+      let block = peaks[start].frame / blockFrames
+      var end = start
+      while end < peaks.count && peaks[end].frame / blockFrames == block { end += 1 }
+      let strongest = peaks[start..<end].sorted {
+        ($0.prominence, -$0.frame, -$0.bin) > ($1.prominence, -$1.frame, -$1.bin)
+      }.prefix(perBlock)
+      kept += strongest.sorted { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
+      start = end
+    }
+    return kept
+  }
+
+  /// `output[i] = max(input[i - radius ... i + radius])` along one line of a 2-D array, with a
+  /// monotonic queue: O(count) whatever the radius.
+  static func slidingMax(
+    _ input: [Float], _ output: inout [Float], start: Int, count: Int, stride: Int, radius: Int
+  ) {
+    var queue = [Int](repeating: 0, count: count)  // indices along the line, values decreasing
+    var head = 0
+    var tail = 0
+    var next = 0  // next index to enter the window
+    for i in 0..<count {
+      let windowEnd = min(count - 1, i + radius)
+      while next <= windowEnd {
+        let value = input[start + next * stride]
+        while tail > head && input[start + queue[tail - 1] * stride] <= value { tail -= 1 }
+        queue[tail] = next
+        tail += 1
+        next += 1
+      }
+      while queue[head] < i - radius { head += 1 }
+      output[start + i * stride] = input[start + queue[head] * stride]
+    }
+  }
+}

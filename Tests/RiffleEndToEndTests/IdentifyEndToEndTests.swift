@@ -1,0 +1,186 @@
+import Foundation
+import RiffleAudio
+import RiffleTestSupport
+import Testing
+
+/// Recordings for `riffle identify` and `i`, made in the test from the catalog's own MP3s.
+enum Recording {
+  /// A catalog song as its feed entry says: title, display name, handle.
+  static func catalogEntry(_ id: String) throws -> (title: String, name: String, handle: String) {
+    let data = try Data(contentsOf: TestFiles.catalog.appendingPathComponent("songs.json"))
+    let root = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    let songs = try #require(root["songs"] as? [[String: Any]])
+    let song = try #require(songs.first { $0["id"] as? String == id })
+    return (
+      try #require(song["title"] as? String), try #require(song["display_name"] as? String),
+      try #require(song["handle"] as? String)
+    )
+  }
+
+  /// `seconds` of catalog song `id` from `start` on, decoded by the mpg123 program, mixed to
+  /// mono with white noise at `snr` dB (seeded), as a 44.1 kHz WAV.
+  static func excerpt(
+    _ id: String, from start: Double, seconds: Double, snr: Double, to file: URL
+  ) throws {
+    let song = try WAVFile.decodedByMPG123(
+      TestFiles.catalog.appendingPathComponent("audio/\(id).mp3"))
+    let first = Int(start * Double(song.sampleRate))
+    let count = Int(seconds * Double(song.sampleRate))
+    let mono = (first..<first + count).map { frame in
+      (0..<song.channels).reduce(Float(0)) {
+        $0 + Float(song.samples[frame * song.channels + $1]) / 32_768
+      } / Float(song.channels)
+    }
+    var seed: UInt64 = 0x5EED
+    let noise = mono.map { _ in
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Float(Int64(seed >> 33) - (1 << 30)) / Float(1 << 30)
+    }
+    func power(_ x: [Float]) -> Float { x.reduce(0) { $0 + $1 * $1 } / Float(x.count) }
+    let scale = (power(mono) / (power(noise) * Float(pow(10, snr / 10)))).squareRoot()
+    let mixed = zip(mono, noise).map { 0.7 * ($0 + scale * $1) }
+    try WAVWriter.data(samples: WAVWriter.pcm16(mixed), channels: 1, sampleRate: 44_100)
+      .write(to: file)
+  }
+
+  /// A melody no catalog song has: random notes from a seed, with a soft chord under them.
+  static func stranger(seconds: Double, to file: URL) throws {
+    var seed: UInt64 = 99
+    var samples: [Float] = []
+    while Double(samples.count) < seconds * 44_100 {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      let note = 440 * pow(2, Double(Int(seed >> 59) - 8) / 12)
+      samples += (0..<8_820).map { i in
+        let t = Double(i) / 44_100
+        return Float(0.3 * sin(2 * .pi * note * t) + 0.1 * sin(2 * .pi * 130.8 * t))
+      }
+    }
+    try WAVWriter.data(samples: WAVWriter.pcm16(samples), channels: 1, sampleRate: 44_100)
+      .write(to: file)
+  }
+}
+
+@Suite("riffle identify (the real binary)", .serialized)
+struct IdentifyCommandEndToEndTests {
+  let home: TemporaryDirectory
+
+  init() throws { home = try TemporaryDirectory("riffle-identify") }
+
+  func identify(_ arguments: String...) throws -> (status: Int32, stdout: String, stderr: String) {
+    try runProgram(
+      TestFiles.riffleBinary, ["identify"] + arguments, environment: home.xdgEnvironment)
+  }
+
+  @Test("a noisy excerpt names its song and where it starts; the second run uses the stored index")
+  func noisyExcerpt() throws {
+    let clip = home.file("clip.wav")
+    try Recording.excerpt("riffle-002", from: 14.2, seconds: 7, snr: 3, to: clip)
+    let song = try Recording.catalogEntry("riffle-002")
+
+    let first = try identify(clip.path)
+    #expect(first.status == 0, "stderr: \(first.stderr)")
+    #expect(first.stdout == "\(song.title) by \(song.name) (@\(song.handle)) at 0:14\n")
+    #expect(first.stderr.contains("Fingerprinting 6 new songs"))
+
+    let second = try identify(
+      clip.path, TestFiles.catalog.appendingPathComponent("songs.json").path)
+    #expect(second.status == 0)
+    #expect(second.stdout == first.stdout)
+    #expect(!second.stderr.contains("Fingerprinting"), "the index was built again")
+  }
+
+  @Test("a clip of no catalog song prints No song matched and exits 1")
+  func stranger() throws {
+    let clip = home.file("stranger.wav")
+    try Recording.stranger(seconds: 8, to: clip)
+    let result = try identify(clip.path)
+    #expect(result.status == 1)
+    #expect(result.stdout == "No song matched\n")
+  }
+
+  @Test("a file that is not audio, or is missing, is a clear error and exit 2")
+  func badFiles() throws {
+    let text = home.file("notes.wav")
+    try Data("these are not samples".utf8).write(to: text)
+    let bad = try identify(text.path)
+    #expect(bad.status == 2)
+    #expect(bad.stdout.isEmpty)
+    #expect(
+      bad.stderr == "riffle: cannot decode '\(text.path)': not an audio format Riffle can play\n")
+
+    let missing = try identify(home.file("nowhere.wav").path)
+    #expect(missing.status == 2)
+    #expect(missing.stderr.contains("no such file"))
+  }
+}
+
+@Suite("i in the player (tmux)", .serialized)
+struct IdentifyKeyEndToEndTests {
+  @Test("i listens to a recording, pages to its song and plays it from where the recording is")
+  func listenAndPlay() throws {
+    let home = try TemporaryDirectory("riffle-listen")
+    let clip = home.file("room.wav")
+    try Recording.excerpt("riffle-004", from: 9, seconds: 10, snr: 6, to: clip)
+    let song = try Recording.catalogEntry("riffle-004")
+    let out = home.file("out.wav")
+    let tmux = try TmuxSession(
+      command: [
+        TestFiles.riffleBinary, TestFiles.catalog.appendingPathComponent("songs.json").path,
+        "--audio", "wav:\(out.path)", "--capture", "file:\(clip.path)",
+      ],
+      environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 },
+      width: 80, height: 24)
+    defer { tmux.kill() }
+    try tmux.waitFor("1 / 6", timeout: 20)
+    tmux.sendKeys("i")
+    try tmux.waitFor("Listening…", timeout: 20)
+    // The first listen fingerprints the catalog too; a loaded machine needs time.
+    let found = try tmux.waitForAll("\(song.title)", "4 / 6", "Heard", timeout: 90)
+    #expect(found.contains("at 0:09"), "\(found)")
+    #expect(!found.contains("Listening…"))
+    // It plays on from past the point the recording started (9 s + the time listened).
+    let playing = try tmux.waitUntil(timeout: 30) { screen in
+      guard let time = Self.elapsed(in: screen) else { return false }
+      return time >= 12 && !screen.contains("Loading")
+    }
+    #expect(Self.elapsed(in: playing)! < 40)
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit(timeout: 20) == 0)
+    // Sound was written for the song after the match.
+    let wav = try WAVFile.read(out)
+    #expect(wav.seconds > 0.5 && wav.rms > 0.005, "\(wav.seconds) s, rms \(wav.rms)")
+  }
+
+  @Test("with no capture device, i says so and the player goes on")
+  func noDevice() throws {
+    let home = try TemporaryDirectory("riffle-nodevice")
+    var environment = home.xdgEnvironment
+    environment["LANG"] = "C.UTF-8"
+    environment["PULSE_SERVER"] = "unix:\(home.file("no-such-socket").path)"
+    let tmux = try TmuxSession(
+      command: [
+        TestFiles.riffleBinary, TestFiles.catalog.appendingPathComponent("songs.json").path,
+        "--audio", "null",
+      ],
+      environment: environment, width: 80, height: 24)
+    defer { tmux.kill() }
+    try tmux.waitFor("1 / 6", timeout: 20)
+    tmux.sendKeys("i")
+    try tmux.waitFor("No capture device", timeout: 20)
+    tmux.sendKeys("Right")
+    try tmux.waitFor("2 / 6")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit(timeout: 20) == 0)
+  }
+
+  /// The elapsed time left of the progress bar ("0:14 ━━━…"), in seconds.
+  static func elapsed(in screen: String) -> Int? {
+    for line in screen.split(separator: "\n") where line.contains("━") || line.contains("─") {
+      let fields = line.split(separator: " ")
+      guard let first = fields.first, first.contains(":") else { continue }
+      let parts = first.split(separator: ":").compactMap { Int($0) }
+      if parts.count == 2 { return parts[0] * 60 + parts[1] }
+    }
+    return nil
+  }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import RiffleAPI
+import RiffleCore
+import RiffleTestSupport
+import Testing
+
+@testable import RiffleFingerprint
+
+@Suite("Fingerprint store", .serialized)
+struct FingerprintStoreTests {
+  let dir: TemporaryDirectory
+  let feed = URL(string: "file:///feeds/test.json")!
+
+  init() throws {
+    dir = try TemporaryDirectory("riffle-fp")
+    for name in ["riffle-001", "riffle-003", "riffle-006"] {
+      try FileManager.default.copyItem(
+        at: TestFiles.catalog.appendingPathComponent("audio/\(name).mp3"),
+        to: dir.file("\(name).mp3"))
+    }
+  }
+
+  func song(_ name: String) -> Song {
+    Song(
+      id: name, title: "T \(name)", displayName: "A", handle: "a",
+      audioURL: dir.file("\(name).mp3"))
+  }
+
+  var store: FingerprintStore { FingerprintStore(folder: dir.file("cache")) }
+
+  @Test("the first update fingerprints every song and writes the file; the next reads it")
+  func firstAndSecond() throws {
+    let first = store.update(feed: feed, songs: [song("riffle-001"), song("riffle-003")])
+    #expect(first.fingerprinted == ["riffle-001", "riffle-003"])
+    #expect(first.problems.isEmpty)
+    #expect(FileManager.default.fileExists(atPath: store.file(for: feed).path))
+    let stored = store.stored(for: feed)
+    #expect(stored.map(\.id) == ["riffle-001", "riffle-003"])
+    #expect(stored.allSatisfy { $0.landmarks.count > 1_000 && $0.duration > 15 })
+
+    let again = store.update(feed: feed, songs: [song("riffle-001"), song("riffle-003")])
+    #expect(again.fingerprinted.isEmpty)
+    #expect(again.index.songs == first.index.songs)
+  }
+
+  @Test("a song added to the feed is the only one fingerprinted; a removed one is dropped")
+  func incremental() throws {
+    _ = store.update(feed: feed, songs: [song("riffle-001"), song("riffle-003")])
+    let grown = store.update(
+      feed: feed, songs: [song("riffle-001"), song("riffle-003"), song("riffle-006")])
+    #expect(grown.fingerprinted == ["riffle-006"])
+    #expect(store.stored(for: feed).map(\.id) == ["riffle-001", "riffle-003", "riffle-006"])
+
+    let shrunk = store.update(feed: feed, songs: [song("riffle-006")])
+    #expect(shrunk.fingerprinted.isEmpty)
+    #expect(store.stored(for: feed).map(\.id) == ["riffle-006"])
+  }
+
+  @Test("a song whose audio file changed is fingerprinted again")
+  func changedAudio() throws {
+    _ = store.update(feed: feed, songs: [song("riffle-001"), song("riffle-003")])
+    let file = dir.file("riffle-003.mp3")
+    try FileManager.default.removeItem(at: file)
+    try FileManager.default.copyItem(
+      at: TestFiles.catalog.appendingPathComponent("audio/riffle-006.mp3"), to: file)
+    let update = store.update(feed: feed, songs: [song("riffle-001"), song("riffle-003")])
+    #expect(update.fingerprinted == ["riffle-003"])
+  }
+
+  @Test("an index of another format version or damaged is rebuilt")
+  func rebuilt() throws {
+    _ = store.update(feed: feed, songs: [song("riffle-001")])
+    var data = try Data(contentsOf: store.file(for: feed))
+    data[4] = 0  // the version
+    try data.write(to: store.file(for: feed))
+    #expect(store.update(feed: feed, songs: [song("riffle-001")]).fingerprinted == ["riffle-001"])
+    try Data("garbage".utf8).write(to: store.file(for: feed))
+    #expect(store.update(feed: feed, songs: [song("riffle-001")]).fingerprinted == ["riffle-001"])
+  }
+
+  @Test("a song that cannot be fetched or decoded is reported and left out")
+  func problems() throws {
+    try Data("not audio at all".utf8).write(to: dir.file("bad.mp3"))
+    var missing = song("riffle-001")
+    missing.id = "missing"
+    missing.audioURL = dir.file("nowhere.mp3")
+    let update = store.update(feed: feed, songs: [song("bad"), missing, song("riffle-001")])
+    #expect(update.index.songs.map(\.id) == ["riffle-001"])
+    #expect(update.problems.count == 2)
+    #expect(update.problems[0].hasPrefix("T bad: not an audio format"))
+  }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+
+@testable import RiffleFingerprint
+
+/// A flat spectrogram (level 0) with chosen points raised.
+func spectrogram(frames: Int, bins: Int = 64, raised: [(Int, Int, Float)]) -> Spectrogram {
+  var values = [Float](repeating: 0, count: frames * bins)
+  for (frame, bin, level) in raised { values[frame * bins + bin] = level }
+  return Spectrogram(frames: frames, bins: bins, values: values)
+}
+
+/// Parameters for small hand-made spectrograms.
+func smallParameters() -> FingerprintParameters {
+  var p = FingerprintParameters()
+  p.minBin = 2
+  p.maxBin = 64
+  p.peakBinRadius = 3
+  p.peakFrameRadius = 2
+  p.peakAboveMean = 1
+  p.levelBinRadius = 0
+  p.peakFloor = -100
+  return p
+}
+
+@Suite("Spectral peaks")
+struct PeakTests {
+  @Test("isolated points above the frame's mean are peaks, in (frame, bin) order")
+  func isolatedPeaks() {
+    let s = spectrogram(frames: 20, raised: [(3, 10, 8), (3, 40, 6), (12, 20, 9)])
+    let peaks = PeakPicker.peaks(in: s, parameters: smallParameters())
+    #expect(peaks.map { [$0.frame, $0.bin] } == [[3, 10], [3, 40], [12, 20]])
+  }
+
+  @Test("only the largest value of a neighbourhood survives, in time and in frequency")
+  func neighbourhoodSuppression() {
+    // (5, 10) beats (5, 12) (2 bins away) and (6, 10) (1 frame away); (9, 10) is 4 frames
+    // away, outside the radius of 2, so it stays.
+    let s = spectrogram(
+      frames: 20, raised: [(5, 10, 9), (5, 12, 7), (6, 10, 8), (9, 10, 7)])
+    let peaks = PeakPicker.peaks(in: s, parameters: smallParameters())
+    #expect(peaks.map { [$0.frame, $0.bin] } == [[5, 10], [9, 10]])
+  }
+
+  @Test("the threshold follows the frame's level: a point no higher than its frame is no peak")
+  func adaptiveThreshold() {
+    var s = spectrogram(frames: 10, raised: [(4, 30, 5)])
+    // Raise frame 4 everywhere to 4.5: the point is only 0.5 above its frame's mean now.
+    for bin in 0..<s.bins where bin != 30 { s.values[4 * s.bins + bin] = 4.5 }
+    #expect(PeakPicker.peaks(in: s, parameters: smallParameters()).isEmpty)
+  }
+
+  @Test("with a local level, a peak above quiet bins counts even when other bins are loud")
+  func localLevel() {
+    // Bins 2..<30 are loud (8, as under pink noise); a point of 4 stands at bin 50 over 0.
+    var s = spectrogram(frames: 10, raised: [(5, 50, 4)])
+    for frame in 0..<10 {
+      for bin in 2..<30 { s.values[frame * s.bins + bin] = 8 + Float(bin % 3) * 0.01 }
+    }
+    var p = smallParameters()
+    p.peakAboveMean = 2
+    p.peakBinRadius = 1
+    // Against the whole frame's mean (about 3.6) the point is only 0.4 above: no peak.
+    #expect(!PeakPicker.peaks(in: s, parameters: p).contains { $0.bin == 50 })
+    // Against the 10 bins either side (all 0 but itself: mean 0.19) it is a peak.
+    p.levelBinRadius = 10
+    let peak = PeakPicker.peaks(in: s, parameters: p).first { $0.bin == 50 }
+    #expect(peak?.frame == 5)
+    #expect(abs((peak?.prominence ?? 0) - (4 - 4 / 21)) < 1e-5)
+  }
+
+  @Test("bins outside minBin..<maxBin never hold peaks")
+  func binRange() {
+    let s = spectrogram(frames: 10, raised: [(2, 1, 9), (6, 30, 9)])
+    #expect(PeakPicker.peaks(in: s, parameters: smallParameters()).map(\.bin) == [30])
+  }
+
+  @Test("at most peaksPerSecond peaks a second, the most prominent kept")
+  func capPerSecond() {
+    var p = smallParameters()
+    p.peaksPerSecond = 2
+    // 43 frames make a second at 11025 Hz / 256. Four peaks in the first second.
+    let s = spectrogram(
+      frames: 50, raised: [(0, 10, 3), (10, 20, 9), (20, 30, 4), (30, 40, 8), (45, 50, 2)])
+    let peaks = PeakPicker.peaks(in: s, parameters: p)
+    #expect(peaks.map { [$0.frame, $0.bin] } == [[10, 20], [30, 40], [45, 50]])
+  }
+
+  @Test("the sliding maximum equals the naive one for every radius")
+  func slidingMax() {
+    var generator = TestRandom(seed: 7)
+    let input = (0..<97).map { _ in Float(generator.next() % 1000) }
+    for radius in [0, 1, 3, 10, 200] {
+      var output = [Float](repeating: 0, count: input.count)
+      PeakPicker.slidingMax(input, &output, start: 0, count: input.count, stride: 1, radius: radius)
+      let naive = input.indices.map { i in
+        input[max(0, i - radius)...min(input.count - 1, i + radius)].max()!
+      }
+      #expect(output == naive, "radius \(radius)")
+    }
+  }
+}
+
+@Suite("Landmark hashes")
+struct HashTests {
+  @Test("a hash packs anchor bin, bin difference and frame difference and unpacks to them")
+  func packing() {
+    for (bin, df, dt) in [(0, -63, 1), (511, 63, 63), (100, 0, 5), (37, -1, 2)] {
+      let hash = LandmarkHasher.hash(bin: bin, binDelta: df, frameDelta: dt)
+      #expect(hash < 1 << LandmarkHasher.hashBits)
+      let parts = LandmarkHasher.parts(of: hash)
+      #expect(parts.bin == bin && parts.binDelta == df && parts.frameDelta == dt)
+    }
+    #expect(
+      LandmarkHasher.hash(bin: 10, binDelta: 1, frameDelta: 2)
+        != LandmarkHasher.hash(bin: 10, binDelta: 2, frameDelta: 1))
+  }
+
+  @Test("each anchor pairs with the next peaks inside its target zone, up to the fan-out")
+  func pairing() {
+    var p = FingerprintParameters()
+    p.fanOut = 2
+    p.maxFrameDelta = 10
+    p.maxBinDelta = 20
+    let peaks = [
+      Peak(frame: 0, bin: 100, prominence: 1),
+      Peak(frame: 0, bin: 105, prominence: 1),  // same frame: not a target (dt < 1)
+      Peak(frame: 3, bin: 150, prominence: 1),  // 50 bins away: outside the zone
+      Peak(frame: 4, bin: 110, prominence: 1),
+      Peak(frame: 6, bin: 90, prominence: 1),
+      Peak(frame: 8, bin: 95, prominence: 1),  // beyond the fan-out for the first anchor
+      Peak(frame: 20, bin: 100, prominence: 1),  // 12+ frames after everything else
+    ]
+    let landmarks = LandmarkHasher.landmarks(peaks, parameters: p)
+    let first = landmarks.filter { $0.frame == 0 }.map { LandmarkHasher.parts(of: $0.hash) }
+    #expect(
+      first.map { [$0.bin, $0.binDelta, $0.frameDelta] } == [
+        [100, 10, 4], [100, -10, 6], [105, 5, 4], [105, -15, 6],
+      ])
+    #expect(landmarks.filter { $0.frame == 20 }.isEmpty)
+    #expect(landmarks.allSatisfy { LandmarkHasher.parts(of: $0.hash).frameDelta <= 10 })
+  }
+}
+
+/// A small deterministic generator for test data (Knuth's MMIX linear congruential constants;
+/// the high bits are the random ones).
+struct TestRandom {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+    return state >> 24
+  }
+}
