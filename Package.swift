@@ -9,6 +9,7 @@ let package = Package(
   products: [
     .executable(name: "riffle", targets: ["riffle"]),
     .executable(name: "riffle-bench", targets: ["riffle-bench"]),
+    .executable(name: "riffle-fuzz", targets: ["riffle-fuzz"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -67,7 +68,16 @@ let package = Package(
       ]),
 
     // Figures for docs/performance.md: scripts/bench.sh runs it from a release build.
-    .executableTarget(name: "riffle-bench", dependencies: ["RiffleCore", "RiffleTUI"]),
+    .executableTarget(
+      name: "riffle-bench",
+      dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleTestSupport"]),
+
+    // Fuzz targets (docs/hardening.md): each takes arbitrary bytes. riffle-fuzz runs one under
+    // libFuzzer when built with -sanitize=fuzzer (scripts/harden.sh), or replays files.
+    .target(
+      name: "RiffleFuzzTargets",
+      dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleApp"]),
+    .executableTarget(name: "riffle-fuzz", dependencies: ["RiffleFuzzTargets"]),
 
     // Loopback HTTP server, tmux driver and other helpers shared by the tests.
     .target(name: "RiffleTestSupport", dependencies: ["RiffleCore"]),
@@ -84,6 +94,8 @@ let package = Package(
       dependencies: [
         "RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleTestSupport",
       ]),
+    .testTarget(
+      name: "RiffleFuzzTests", dependencies: ["RiffleFuzzTargets", "RiffleTestSupport"]),
     .testTarget(
       name: "RiffleEndToEndTests",
       dependencies: ["RiffleTestSupport", "RiffleCore"]),
