@@ -11,7 +11,7 @@
 # .build-tsan, .build-fuzz), so nothing here disturbs the normal build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/setup-debian.sh
+RIFFLE_EXTRA_PACKAGES="valgrind" source scripts/setup-debian.sh
 
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(fuzz valgrind crash asan tsan)

@@ -19,6 +19,10 @@ packages=(
   mpg123              # tests compare Riffle's decoded audio with mpg123's own
 )
 
+# Scripts that need more (the benchmark, the hardening suite) name it here.
+# shellcheck disable=SC2206
+packages+=(${RIFFLE_EXTRA_PACKAGES:-})
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -19,20 +19,36 @@ enum Bench {
       arguments.removeSubrange(at...(at + 1))
     }
     arguments.removeAll { $0 == "--soak" }
-    let which = Set(arguments.isEmpty ? ["all"] : arguments)
-    func wants(_ part: String) -> Bool { which.contains("all") || which.contains(part) }
+    var which = Set(arguments.isEmpty ? ["all"] : arguments)
+    if soak { which.insert("soak") }
+    func wants(_ part: String) -> Bool {
+      which.contains(part) || (which.contains("all") && part != "soak")
+    }
     var rows: [Row] = []
+    // One part failing (a peer missing, a timeout) costs its rows, not the table.
+    func part(_ name: String, _ body: () throws -> [Row]) {
+      guard wants(name) else { return }
+      var new: [Row]
+      do {
+        new = try body()
+      } catch {
+        new = [Row(figure: name, value: "failed", target: "-", method: "\(error)")]
+      }
+      rows += new
+      // Progress on stderr, so a long run shows its figures as they come.
+      FileHandle.standardError.write(Data((Row.table(new) + "\n").utf8))
+    }
     // Figures that watch the real binary go first, while the machine is quietest.
     let system = try SystemFigures(runs: runs)
-    if wants("cpu") { rows += try system.playbackCPU() }
-    if wants("idle") { rows += try system.idleFigures() }
-    if wants("start") { rows += try system.startFigures() }
-    if wants("first-sample") { rows += try system.firstSampleFigures() }
-    if wants("memory") { rows += try system.memoryFigures() }
-    if wants("decode") { rows += try system.decodeFigures() }
-    if wants("render") { rows += renderFigures() }
-    if wants("terminal") { rows += try terminalFigures() }
-    if soak || which.contains("soak") { rows += try system.soakFigures() }
+    part("cpu") { try system.playbackCPU() }
+    part("idle") { try system.idleFigures() }
+    part("start") { try system.startFigures() }
+    part("first-sample") { try system.firstSampleFigures() }
+    part("memory") { try system.memoryFigures() }
+    part("decode") { try system.decodeFigures() }
+    part("render") { renderFigures() }
+    part("terminal") { try terminalFigures() }
+    part("soak") { try system.soakFigures() }
     print(Row.table(rows))
   }
 
@@ -191,18 +207,12 @@ enum Bench {
     defer { try? FileManager.default.removeItem(at: dir) }
     let typescript = dir.appendingPathComponent("typescript")
     func bytesAfter(_ seconds: Double) throws -> Int {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
       let command =
         "stty cols 200 rows 60; XDG_CACHE_HOME=\(dir.path)/cache XDG_DATA_HOME=\(dir.path)/data "
         + "XDG_CONFIG_HOME=\(dir.path)/config TERM=xterm-256color exec \(binary) --audio null"
-      process.arguments = ["-q", "-f", "-c", command, typescript.path]
-      process.standardInput = FileHandle.nullDevice
-      process.standardOutput = FileHandle.nullDevice
-      try process.run()
+      let script = try Child("/usr/bin/script", ["-q", "-f", "-c", command, typescript.path])
       Thread.sleep(forTimeInterval: seconds)
-      kill(process.processIdentifier, SIGTERM)
-      process.waitUntilExit()
+      script.stop()
       return (try? Data(contentsOf: typescript).count) ?? 0
     }
     let warm = try bytesAfter(2)

@@ -26,11 +26,11 @@ final class SystemFigures {
     for (output, codec) in [
       (song, ["-c:a", "libmp3lame", "-b:a", "192k"]), (aacSong, ["-c:a", "aac", "-b:a", "192k"]),
     ] {
-      let made = try runProgram(
+      let made = try Child.run(
         "/usr/bin/ffmpeg",
         ["-v", "error", "-y", "-stream_loop", "2", "-i", source, "-t", "60", "-ar", "44100"]
           + codec + [output.path])
-      guard made.status == 0 else { throw BenchError("ffmpeg failed: \(made.stderr)") }
+      guard made == 0 else { throw BenchError("ffmpeg could not make \(output.lastPathComponent)") }
     }
     songFeed = media.file("one-song.json")
     try Self.feed(count: 1, audio: song.lastPathComponent).write(to: songFeed)
@@ -80,22 +80,10 @@ final class SystemFigures {
       }
       do {
         let pulse = try PulseServer()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/mpg123")
-        process.arguments = ["-q", "-o", "pulse", song.path]
-        process.environment = ProcessInfo.processInfo.environment.merging(pulse.environment) {
-          $1
-        }
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer {
-          process.terminate()
-          process.waitUntilExit()
-        }
-        let (player, server) = try measureCPU(
-          [process.processIdentifier, pulse.pid], after: 2, over: window)
+        let process = try Child(
+          "/usr/bin/mpg123", ["-q", "-o", "pulse", song.path], environment: pulse.environment)
+        defer { process.stop() }
+        let (player, server) = try measureCPU([process.pid, pulse.pid], after: 2, over: window)
         mpg123.append(player)
         mpg123Server.append(server)
       }
@@ -254,24 +242,19 @@ final class SystemFigures {
     command: [String], environment: [String: String], until: (String) -> Bool
   ) throws -> Double {
     let quoted = command.map { "'\($0)'" }.joined(separator: " ")
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-    process.arguments = ["-q", "-f", "-c", "stty cols 80 rows 24; exec \(quoted)", "/dev/null"]
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    let output = Pipe()
-    let input = Pipe()
-    process.standardOutput = output
-    process.standardInput = input
-    process.standardError = FileHandle.nullDevice
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { throw BenchError("pipe failed") }
     let start = monotonic()
-    try process.run()
+    let child = try Child(
+      "/usr/bin/script", ["-q", "-f", "-c", "stty cols 80 rows 24; exec \(quoted)", "/dev/null"],
+      environment: environment, stdout: fds[1])
+    close(fds[1])
     defer {
-      kill(process.processIdentifier, SIGTERM)
-      try? input.fileHandleForWriting.close()
-      process.waitUntilExit()
+      close(fds[0])
+      child.stop()
     }
     var seen = Data()
-    let fd = output.fileHandleForReading.fileDescriptor
+    let fd = fds[0]
     var buffer = [UInt8](repeating: 0, count: 65536)
     let deadline = start + 20
     while monotonic() < deadline {
@@ -420,8 +403,7 @@ final class SystemFigures {
       var times: [Double] = []
       for _ in 0..<5 {
         let start = monotonic()
-        let result = try runProgram(path, arguments)
-        guard result.status == 0 else { throw BenchError("\(path) failed: \(result.stderr)") }
+        guard try Child.run(path, arguments) == 0 else { throw BenchError("\(path) failed") }
         times.append(60 / (monotonic() - start))
       }
       return Self.median(times)
@@ -511,31 +493,19 @@ final class SystemFigures {
 
 /// A private D-Bus session bus: cmus waits for Enter at start without one.
 final class PrivateSessionBus {
-  let process = Process()
+  let folder: TemporaryDirectory
+  let child: Child
   let address: String
 
   init() throws {
-    let output = Pipe()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
-    process.arguments = ["--session", "--nofork", "--print-address=1"]
-    process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    var line = Data()
-    let handle = output.fileHandleForReading
-    while !line.contains(UInt8(ascii: "\n")) {
-      let chunk = handle.availableData
-      if chunk.isEmpty { break }
-      line.append(chunk)
-    }
-    address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    guard !address.isEmpty else { throw BenchError("dbus-daemon gave no address") }
+    folder = try TemporaryDirectory("riffle-bench-dbus")
+    let socket = folder.file("bus").path
+    address = "unix:path=\(socket)"
+    child = try Child(
+      "/usr/bin/dbus-daemon", ["--session", "--nofork", "--address=\(address)"])
+    guard poll(timeout: 10, { FileManager.default.fileExists(atPath: socket) ? true : nil }) != nil
+    else { throw BenchError("dbus-daemon did not start") }
   }
 
-  func stop() {
-    if process.isRunning {
-      process.terminate()
-      process.waitUntilExit()
-    }
-  }
+  func stop() { child.stop() }
 }
