@@ -1,20 +1,20 @@
 #!/usr/bin/env bash
 # The hardening suite (docs/hardening.md): the tests under AddressSanitizer and
-# ThreadSanitizer, every libFuzzer target for a while, valgrind's leak check over a real
-# playback run, and kill -9 at random moments while liking and caching.
+# ThreadSanitizer, every libFuzzer target for a while, a leak check over a real playback run,
+# and kill -9 at random moments while liking and caching.
 #
 #   scripts/harden.sh                    # everything (about an hour on 2 busy cores)
-#   scripts/harden.sh fuzz valgrind      # some parts: asan tsan fuzz valgrind crash
+#   scripts/harden.sh fuzz leaks         # some parts: asan tsan fuzz leaks crash
 #   FUZZ_SECONDS=3600 scripts/harden.sh fuzz   # longer fuzzing
 #
 # Separate from scripts/test.sh (CI): each sanitizer builds into its own folder (.build-asan,
 # .build-tsan, .build-fuzz), so nothing here disturbs the normal build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RIFFLE_EXTRA_PACKAGES="valgrind" source scripts/setup-debian.sh
+source scripts/setup-debian.sh
 
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(fuzz valgrind crash asan tsan)
+[ ${#parts[@]} -gt 0 ] || parts=(fuzz leaks crash asan tsan)
 wants() { [[ " ${parts[*]} " == *" $1 "* ]]; }
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
@@ -39,8 +39,8 @@ run_tests() {
 if wants asan; then
   echo "== tests under AddressSanitizer (.build-asan)"
   swift build --build-tests --sanitize=address --scratch-path .build-asan
-  # Leaks are valgrind's part below: LeakSanitizer at exit also counts what the Swift runtime
-  # and Foundation keep for the life of the process.
+  # Leaks are the playback leak check's part below: at the end of a test process LeakSanitizer
+  # would also count what the Swift runtime and Foundation keep for the life of the process.
   ASAN_OPTIONS="detect_leaks=0:abort_on_error=0:halt_on_error=1" \
     run_tests .build-asan --sanitize=address || failed+=(asan)
 fi
@@ -79,13 +79,10 @@ if wants fuzz; then
   done
 fi
 
-if wants valgrind || wants crash; then
-  swift build --product riffle
-fi
-
-if wants valgrind; then
-  echo "== valgrind leak check over a short playback run"
-  scripts/valgrind-playback.sh || failed+=(valgrind)
+if wants leaks; then
+  echo "== leak check (LeakSanitizer) over a short playback run"
+  swift build --product riffle --sanitize=address --scratch-path .build-asan
+  scripts/leak-check-playback.sh || failed+=(leaks)
 fi
 
 if wants crash; then

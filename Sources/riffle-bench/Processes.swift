@@ -10,12 +10,18 @@ import RiffleTestSupport
 struct ProcessUsage {
   /// utime + stime of every thread, live or ended, in seconds (clock ticks).
   var cpu: Double
-  /// Voluntary and involuntary context switches summed over the live threads: each one is
-  /// the thread going to sleep or being put aside, so their rate counts wake-ups.
-  var switches: Int
+  /// Voluntary and involuntary context switches of each live thread, by thread id: each one
+  /// is the thread going to sleep or being put aside, so their rate counts wake-ups.
+  var switches: [String: Int]
   /// Resident memory now and at its peak, in bytes.
   var resident: Int
   var peakResident: Int
+
+  /// Context switches since `earlier`: threads started since count from zero; the last
+  /// switches of threads that ended in between are missed.
+  func switches(since earlier: ProcessUsage) -> Int {
+    switches.reduce(0) { $0 + $1.value - (earlier.switches[$1.key] ?? 0) }
+  }
 
   static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
 
@@ -29,14 +35,14 @@ struct ProcessUsage {
       return nil
     }
     var usage = ProcessUsage(
-      cpu: (utime + stime) / ticksPerSecond, switches: 0, resident: 0, peakResident: 0)
+      cpu: (utime + stime) / ticksPerSecond, switches: [:], resident: 0, peakResident: 0)
     let status = statusFields(pid: pid, thread: nil)
     usage.resident = (status["VmRSS"] ?? 0) * 1024
     usage.peakResident = (status["VmHWM"] ?? 0) * 1024
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
     for task in tasks {
       let fields = statusFields(pid: pid, thread: task)
-      usage.switches +=
+      usage.switches[task] =
         (fields["voluntary_ctxt_switches"] ?? 0) + (fields["nonvoluntary_ctxt_switches"] ?? 0)
     }
     return usage
@@ -50,7 +56,9 @@ struct ProcessUsage {
     for line in text.split(separator: "\n") {
       let parts = line.split(separator: ":", maxSplits: 1)
       guard parts.count == 2 else { continue }
-      let number = parts[1].split(separator: " ").first.flatMap { Int($0) }
+      let number = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap {
+        Int($0)
+      }
       if let number { fields[String(parts[0])] = number }
     }
     return fields

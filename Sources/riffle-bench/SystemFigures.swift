@@ -191,7 +191,7 @@ final class SystemFigures {
     sleep(seconds: seconds)
     guard let end = ProcessUsage.read(pid) else { throw BenchError("the player ended") }
     let elapsed = monotonic() - t0
-    return (Double(end.switches - start.switches) / elapsed, (end.cpu - start.cpu) / elapsed)
+    return (Double(end.switches(since: start)) / elapsed, (end.cpu - start.cpu) / elapsed)
   }
 
   // MARK: - Start-up
