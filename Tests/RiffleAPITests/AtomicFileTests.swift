@@ -103,12 +103,7 @@ struct AtomicFileTests {
   @Test("Temporary files of writers that died are removed; a live writer's are kept")
   func staleTemporariesOfDeadWriters() throws {
     let dir = try TemporaryDirectory()
-    // A pid that was just used and has ended.
-    let ended = Process()
-    ended.executableURL = URL(fileURLWithPath: "/bin/true")
-    try ended.run()
-    ended.waitUntilExit()
-    let dead = dir.file(".likes.json.\(ended.processIdentifier).tmp")
+    let dead = dir.file(".likes.json.\(try endedProcessID()).tmp")
     let mine = dir.file(".likes.json.\(getpid()).tmp")
     let live = dir.file(".abc.mp3.1.tmp")  // pid 1 always runs
     let other = dir.file(".hidden")

@@ -56,11 +56,7 @@ struct DiskCacheTests {
   @Test("A half-written copy a killed player left is cleared at the first store")
   func staleTemporaryCleared() throws {
     let dir = try TemporaryDirectory()
-    let ended = Process()
-    ended.executableURL = URL(fileURLWithPath: "/bin/true")
-    try ended.run()
-    ended.waitUntilExit()
-    let stale = ".\(DiskCache.name(for: Self.b)).\(ended.processIdentifier).tmp"
+    let stale = ".\(DiskCache.name(for: Self.b)).\(try endedProcessID()).tmp"
     try Self.bytes(900, 3).write(to: dir.file(stale))
     let cache = DiskCache(folder: dir.url, capacity: 10_000)
     cache.store(Self.bytes(100, 1), for: Self.a)
