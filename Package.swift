@@ -10,6 +10,7 @@ let package = Package(
     .executable(name: "riffle", targets: ["riffle"]),
     .executable(name: "riffle-bench", targets: ["riffle-bench"]),
     .executable(name: "riffle-fingerprint-bench", targets: ["riffle-fingerprint-bench"]),
+    .executable(name: "riffle-fuzz", targets: ["riffle-fuzz"]),
   ],
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -96,7 +97,16 @@ let package = Package(
       ]),
 
     // Figures for docs/performance.md: scripts/bench.sh runs it from a release build.
-    .executableTarget(name: "riffle-bench", dependencies: ["RiffleCore", "RiffleTUI"]),
+    .executableTarget(
+      name: "riffle-bench",
+      dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleTestSupport"]),
+
+    // Fuzz targets (docs/hardening.md): each takes arbitrary bytes. riffle-fuzz runs one under
+    // libFuzzer when built with -sanitize=fuzzer (scripts/harden.sh), or replays files.
+    .target(
+      name: "RiffleFuzzTargets",
+      dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleApp"]),
+    .executableTarget(name: "riffle-fuzz", dependencies: ["RiffleFuzzTargets"]),
 
     // Fingerprint accuracy and speed on synthesized songs (scripts/bench-fingerprint.sh).
     .executableTarget(
@@ -123,6 +133,8 @@ let package = Package(
     .testTarget(
       name: "RiffleDesktopTests",
       dependencies: ["RiffleDesktop", "RiffleCore", "RiffleTestSupport"]),
+    .testTarget(
+      name: "RiffleFuzzTests", dependencies: ["RiffleFuzzTargets", "RiffleTestSupport"]),
     .testTarget(
       name: "RiffleEndToEndTests",
       dependencies: ["RiffleTestSupport", "RiffleCore", "RiffleAudio", "RiffleDesktop"]),

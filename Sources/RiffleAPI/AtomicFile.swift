@@ -10,7 +10,8 @@ public enum AtomicFile {
   public static func write(_ data: Data, to url: URL) throws {
     let folder = url.deletingLastPathComponent()
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    let temp = folder.appendingPathComponent(".\(url.lastPathComponent).\(getpid()).tmp")
+    let temp = folder.appendingPathComponent(
+      temporaryName(for: url.lastPathComponent, pid: getpid()))
     let fd = open(temp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard fd >= 0 else { throw POSIXError.current("create \(temp.path)") }
     var ok = true
@@ -43,6 +44,27 @@ public enum AtomicFile {
       fsync(dir)
       close(dir)
     }
+  }
+}
+
+extension AtomicFile {
+  static func temporaryName(for name: String, pid: pid_t) -> String { ".\(name).\(pid).tmp" }
+
+  /// Removes temporary files a killed writer left in `folder`: those of processes no longer
+  /// running. Without this every crash mid-write would leave a hidden file behind for good.
+  /// Returns how many were removed.
+  @discardableResult
+  public static func removeStaleTemporaries(in folder: URL) -> Int {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    var removed = 0
+    for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") {
+      let parts = name.dropLast(4).split(separator: ".")
+      guard let last = parts.last, let pid = pid_t(last), pid != getpid() else { continue }
+      // kill(pid, 0) fails with ESRCH only when no such process exists.
+      guard kill(pid, 0) != 0 && errno == ESRCH else { continue }
+      if unlink(folder.appendingPathComponent(name).path) == 0 { removed += 1 }
+    }
+    return removed
   }
 }
 

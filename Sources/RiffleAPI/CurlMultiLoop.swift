@@ -10,6 +10,8 @@ final class CurlMultiLoop: @unchecked Sendable {
   private var pending: [CurlJob] = []
   private let multi: UnsafeMutableRawPointer
   private var started = false
+  /// How long the loop sleeps with nothing to do: `curl_multi_wakeup` ends the wait early.
+  static let idleWait: Int32 = 3_600_000
 
   init() {
     multi = curl_multi_init()!
@@ -66,7 +68,12 @@ final class CurlMultiLoop: @unchecked Sendable {
         active[handle] = nil
         job.finish(result)
       }
-      curl_multi_poll(multi, nil, 0, 1000, nil)
+      // Idle, the thread sleeps until `wake` (a paused or idle player must not wake up every
+      // second); with transfers, as long as curl's own timers allow, at most a second.
+      var timeout = -1
+      curl_multi_timeout(multi, &timeout)
+      let wait = active.isEmpty ? Self.idleWait : Int32(timeout < 0 ? 1000 : min(timeout, 1000))
+      curl_multi_poll(multi, nil, 0, wait, nil)
     }
   }
 }

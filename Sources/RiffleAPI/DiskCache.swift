@@ -12,6 +12,8 @@ public final class DiskCache: @unchecked Sendable {
   public let folder: URL
   public let capacity: Int64
   private let lock = NSLock()
+  /// Whether this process has cleared what killed writers left (done once, at the first store).
+  private var sweptTemporaries = false
 
   public init(folder: URL, capacity: Int64) {
     self.folder = folder
@@ -46,6 +48,10 @@ public final class DiskCache: @unchecked Sendable {
   public func store(_ data: Data, for url: URL) {
     guard Int64(data.count) <= capacity else { return }
     lock.withLock {
+      if !sweptTemporaries {
+        sweptTemporaries = true
+        AtomicFile.removeStaleTemporaries(in: folder)
+      }
       do {
         try AtomicFile.write(data, to: folder.appendingPathComponent(Self.name(for: url)))
         evict()

@@ -9,12 +9,18 @@ public struct FeedSource: Sendable {
     self.client = client
   }
 
+  /// The largest feed accepted: 100,000 songs of a few hundred bytes each fit (the
+  /// benchmark's 100,000-song feed is 24 MB).
+  public static let maxFeedBytes = 40_000_000
+
   /// Fetches and decodes one feed page; the completion runs off the main queue.
   @discardableResult
   public func load(
     _ url: URL, completion: @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void
   ) -> Transfer {
-    client.fetch(HTTPRequest(url: url, headers: ["Accept": "application/json"])) { result in
+    let request = HTTPRequest(
+      url: url, headers: ["Accept": "application/json"], maxBytes: Self.maxFeedBytes)
+    return client.fetch(request) { result in
       switch result {
       case .failure(let error):
         completion(.failure(.http(error)))

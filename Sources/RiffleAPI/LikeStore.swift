@@ -13,6 +13,8 @@ public final class LikeStore: @unchecked Sendable {
   private let queue = DispatchQueue(label: "riffle.likes")
   private let lock = NSLock()
   private var likes: [String: Bool]
+  /// Whether what a killed writer left beside the file was cleared (on the save queue, once).
+  private var sweptTemporaries = false
 
   /// What went wrong reading the file, if anything (the file is then kept aside, not lost).
   public private(set) var loadProblem: String?
@@ -65,17 +67,23 @@ public final class LikeStore: @unchecked Sendable {
     _ songID: String, liked: Bool, completion: (@Sendable (Error?) -> Void)? = nil
   ) {
     lock.withLock { likes[songID] = liked }
+    Trace.mark("like-set \(songID) \(liked)")
     guard canSave else {
       completion?(
         POSIXError(code: EACCES, operation: "save likes (\(file.lastPathComponent) is kept)"))
       return
     }
     queue.async { [self] in
+      if !sweptTemporaries {
+        sweptTemporaries = true
+        AtomicFile.removeStaleTemporaries(in: file.deletingLastPathComponent())
+      }
       let snapshot = lock.withLock { likes }
       do {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
         try AtomicFile.write(encoder.encode(Stored(likes: snapshot)), to: file)
+        Trace.mark("like-saved \(songID) \(liked)")
         completion?(nil)
       } catch {
         completion?(error)

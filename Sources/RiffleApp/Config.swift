@@ -112,6 +112,9 @@ public struct Config: Equatable, Sendable {
   public static func parse(_ text: String) -> (Config, [Problem]) {
     var config = Config()
     var problems: [Problem] = []
+    if let line = malformedTableHeader(in: text) {
+      return (config, [Problem(line: line, message: "malformed table header (using the defaults)")])
+    }
     let table: TOMLTable
     do {
       table = try TOMLTable(string: text)
@@ -167,6 +170,30 @@ public struct Config: Equatable, Sendable {
       applyNotifications(notifications, lines: lines, to: &config, problems: &problems)
     }
     return (config, problems)
+  }
+
+  /// The line of a table header whose key does not start with a key character or a quote.
+  ///
+  /// toml++ (under TOMLKit) asserts on such a header instead of reporting it: a debug build
+  /// aborts and a release build runs into undefined behaviour. Found by the `config` fuzz
+  /// target with `[+eys]`.
+  static func malformedTableHeader(in text: String) -> Int? {
+    func startsKey(_ rest: Substring) -> Bool {
+      guard let first = rest.first else { return true }  // the parser reports the end itself
+      return first.isASCII && (first.isLetter || first.isNumber || "_-\"'".contains(first))
+        || first == "]"
+    }
+    var number = 0
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+      number += 1
+      var rest = line.drop { $0 == " " || $0 == "\t" }
+      guard rest.first == "[" else { continue }
+      rest = rest.dropFirst()
+      if rest.first == "[" { rest = rest.dropFirst() }
+      rest = rest.drop { $0 == " " || $0 == "\t" }
+      if !startsKey(rest) { return number }
+    }
+    return nil
   }
 
   /// Reads the file if there is one; a missing file is no problem.

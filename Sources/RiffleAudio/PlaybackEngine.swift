@@ -61,6 +61,7 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   /// Stops what plays and starts `url` under the request number `playID`.
   public func play(_ url: URL, playID: Int) {
+    Trace.mark("play \(playID)")
     let source = cache?.cachedFile(for: url) ?? url
     let session = Session(playID: playID, source: source, original: url)
     lock.withLock {
@@ -165,6 +166,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         case .pcm(let count):
           guard count > 0 else { continue }
           if !soundReported || buffering {
+            if !soundReported { Trace.mark("sample \(id)") }
             soundReported = true
             buffering = false
             onEvent(.started(playID: id, duration: decoder.duration))

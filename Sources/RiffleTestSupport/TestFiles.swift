@@ -21,6 +21,16 @@ public enum TestFiles {
   }
 }
 
+/// The id of a process that has just ended: no process runs under it (until the system hands
+/// it out again, which takes a while).
+public func endedProcessID() throws -> Int32 {
+  let ended = Process()
+  ended.executableURL = URL(fileURLWithPath: "/bin/true")
+  try ended.run()
+  ended.waitUntilExit()
+  return ended.processIdentifier
+}
+
 /// A temporary folder removed when the value goes away.
 public final class TemporaryDirectory: @unchecked Sendable {
   public let url: URL

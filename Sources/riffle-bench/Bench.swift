@@ -11,34 +11,89 @@ import RiffleTUI
 @main
 enum Bench {
   static func main() throws {
-    let which = CommandLine.arguments.dropFirst().first ?? "all"
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    let soak = arguments.contains("--soak")
+    var runs = 3
+    if let at = arguments.firstIndex(of: "--runs"), at + 1 < arguments.count {
+      runs = max(1, Int(arguments[at + 1]) ?? runs)
+      arguments.removeSubrange(at...(at + 1))
+    }
+    arguments.removeAll { $0 == "--soak" }
+    var which = Set(arguments.isEmpty ? ["all"] : arguments)
+    if soak { which.insert("soak") }
+    func wants(_ part: String) -> Bool {
+      which.contains(part) || (which.contains("all") && part != "soak")
+    }
     var rows: [Row] = []
-    if which == "all" || which == "render" {
-      rows += renderFigures()
+    // One part failing (a peer missing, a timeout) costs its rows, not the table.
+    func part(_ name: String, _ body: () throws -> [Row]) {
+      guard wants(name) else { return }
+      var new: [Row]
+      do {
+        new = try body()
+      } catch {
+        new = [Row(figure: name, value: "failed", target: "-", method: "\(error)")]
+      }
+      rows += new
+      // Progress on stderr, so a long run shows its figures as they come.
+      FileHandle.standardError.write(Data((Row.table(new) + "\n").utf8))
     }
-    if which == "all" || which == "terminal" {
-      rows += try terminalFigures()
-    }
+    // Figures that watch the real binary go first, while the machine is quietest.
+    let system = try SystemFigures(runs: runs)
+    part("cpu") { try system.playbackCPU() }
+    part("idle") { try system.idleFigures() }
+    part("start") { try system.startFigures() }
+    part("first-sample") { try system.firstSampleFigures() }
+    part("memory") { try system.memoryFigures() }
+    part("decode") { try system.decodeFigures() }
+    part("render") { renderFigures() }
+    part("terminal") { try terminalFigures() }
+    part("soak") { try system.soakFigures() }
     print(Row.table(rows))
   }
 
-  /// One line of the results table.
+  /// One line of the results table: Riffle's figure and, where a peer program does the same
+  /// thing, the peer's figure from the same run and Riffle's as a multiple of it.
   struct Row {
     var figure: String
     var value: String
+    var peer: String = ""
+    var ratio: String = ""
     var target: String
     var method: String
 
+    init(
+      figure: String, value: String, peer: String = "", ratio: String = "", target: String,
+      method: String
+    ) {
+      self.figure = figure
+      self.value = value
+      self.peer = peer
+      self.ratio = ratio
+      self.target = target
+      self.method = method
+    }
+
+    /// A row comparing `value` with `peerValue` (same unit) through `format`.
+    init(
+      figure: String, value: Double, peerName: String, peerValue: Double?,
+      format: (Double) -> String, target: String, method: String
+    ) {
+      self.init(
+        figure: figure, value: format(value),
+        peer: peerValue.map { "\(peerName) \(format($0))" } ?? "",
+        ratio: peerValue.map { $0 > 0 ? String(format: "%.2fx", value / $0) : "-" } ?? "",
+        target: target, method: method)
+    }
+
+    /// The rows as a Markdown table (what docs/performance.md keeps).
     static func table(_ rows: [Row]) -> String {
-      let header = Row(figure: "figure", value: "value", target: "target", method: "method")
-      let all = [header] + rows
-      let w0 = all.map(\.figure.count).max() ?? 0
-      let w1 = all.map(\.value.count).max() ?? 0
-      let w2 = all.map(\.target.count).max() ?? 0
-      func pad(_ s: String, _ w: Int) -> String { s + String(repeating: " ", count: w - s.count) }
-      return all.map {
-        "\(pad($0.figure, w0))  \(pad($0.value, w1))  \(pad($0.target, w2))  \($0.method)"
-      }.joined(separator: "\n")
+      let header = "| figure | Riffle | peer (same run) | ratio | target | method |"
+      let rule = "| --- | --- | --- | --- | --- | --- |"
+      let lines = rows.map {
+        "| \($0.figure) | \($0.value) | \($0.peer) | \($0.ratio) | \($0.target) | \($0.method) |"
+      }
+      return ([header, rule] + lines).joined(separator: "\n")
     }
   }
 
@@ -54,6 +109,12 @@ enum Bench {
     body()
     clock_gettime(CLOCK_MONOTONIC, &end)
     return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
+  }
+
+  static func timeThrowing(_ body: () throws -> Void) throws -> Double {
+    let start = monotonic()
+    try body()
+    return monotonic() - start
   }
 
   static func sampleState() -> PlayerState {
@@ -139,33 +200,19 @@ enum Bench {
   /// in a 200x60 pty on the bundled catalog with the null driver; the first 2 s (start-up,
   /// first frame) are left out.
   static func terminalFigures() throws -> [Row] {
-    let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-      .appendingPathComponent("riffle").path
-    guard FileManager.default.isExecutableFile(atPath: binary) else {
-      return [
-        Row(
-          figure: "terminal bytes/s", value: "n/a", target: "< 1 KB/s",
-          method: "no riffle binary beside riffle-bench")
-      ]
-    }
+    let binary = try riffleBinary()
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
       "riffle-bench-\(getpid())")
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: dir) }
     let typescript = dir.appendingPathComponent("typescript")
     func bytesAfter(_ seconds: Double) throws -> Int {
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
       let command =
         "stty cols 200 rows 60; XDG_CACHE_HOME=\(dir.path)/cache XDG_DATA_HOME=\(dir.path)/data "
         + "XDG_CONFIG_HOME=\(dir.path)/config TERM=xterm-256color exec \(binary) --audio null"
-      process.arguments = ["-q", "-f", "-c", command, typescript.path]
-      process.standardInput = FileHandle.nullDevice
-      process.standardOutput = FileHandle.nullDevice
-      try process.run()
+      let script = try Child("/usr/bin/script", ["-q", "-f", "-c", command, typescript.path])
       Thread.sleep(forTimeInterval: seconds)
-      kill(process.processIdentifier, SIGTERM)
-      process.waitUntilExit()
+      script.stop()
       return (try? Data(contentsOf: typescript).count) ?? 0
     }
     let warm = try bytesAfter(2)

@@ -99,4 +99,17 @@ struct AtomicFileTests {
     }
     #expect(try Data(contentsOf: blocker) == Data("a file, not a folder".utf8))
   }
+
+  @Test("Temporary files of writers that died are removed; a live writer's are kept")
+  func staleTemporariesOfDeadWriters() throws {
+    let dir = try TemporaryDirectory()
+    let dead = dir.file(".likes.json.\(try endedProcessID()).tmp")
+    let mine = dir.file(".likes.json.\(getpid()).tmp")
+    let live = dir.file(".abc.mp3.1.tmp")  // pid 1 always runs
+    let other = dir.file(".hidden")
+    for file in [dead, mine, live, other] { try Data("x".utf8).write(to: file) }
+    #expect(AtomicFile.removeStaleTemporaries(in: dir.url) == 1)
+    let left = try FileManager.default.contentsOfDirectory(atPath: dir.url.path).sorted()
+    #expect(left == [".abc.mp3.1.tmp", ".hidden", ".likes.json.\(getpid()).tmp"])
+  }
 }

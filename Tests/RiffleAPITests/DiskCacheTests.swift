@@ -53,6 +53,16 @@ struct DiskCacheTests {
     #expect(cache.size == 200)
   }
 
+  @Test("A half-written copy a killed player left is cleared at the first store")
+  func staleTemporaryCleared() throws {
+    let dir = try TemporaryDirectory()
+    let stale = ".\(DiskCache.name(for: Self.b)).\(try endedProcessID()).tmp"
+    try Self.bytes(900, 3).write(to: dir.file(stale))
+    let cache = DiskCache(folder: dir.url, capacity: 10_000)
+    cache.store(Self.bytes(100, 1), for: Self.a)
+    #expect(try names(in: dir.url) == [DiskCache.name(for: Self.a)])
+  }
+
   @Test("Names are FNV-1a hashes of the URL plus its extension")
   func namesAreFNV() {
     // Published FNV-1a 64 test vectors: "a" and "foobar".

@@ -1,9 +1,10 @@
 import Foundation
-import RiffleApp
 import RiffleCore
 import RiffleTUI
 import RiffleTestSupport
 import Testing
+
+@testable import RiffleApp
 
 /// The whole documented file (docs/configuration.md), with a few values changed from the defaults.
 private let documentedFile = """
@@ -459,6 +460,23 @@ struct ConfigHelpTests {
     #expect(byText["like / unlike"] == "l", "\(rows)")
     #expect(byText["back / forward 10 s"] == "[ ]", "\(rows)")
     #expect(byText["quit"] == "q", "\(rows)")
+  }
+
+  @Test(
+    "A table header not starting with a key is reported with its line, not handed to the parser",
+    arguments: ["[+eys]", "[[ %x]]", "[ \u{7F}a]", "[\u{0}]"])
+  func malformedTableHeader(_ header: String) {
+    let (config, problems) = Config.parse("# settings\n\n\(header)\nnext = \"n\"\n")
+    #expect(config == Config())
+    #expect(problems.map(\.line) == [3])
+    #expect(problems.first?.message.contains("malformed table header") == true)
+  }
+
+  @Test("Headers that start with a key, a quote or a bracket pass the check")
+  func wellFormedHeaders() {
+    for text in ["[keys]", "  [[a]]", "[ \"quoted\" ]", "['lit']", "[_x-1]", "[]", "["] {
+      #expect(Config.malformedTableHeader(in: text) == nil, "\(text)")
+    }
   }
 }
 
