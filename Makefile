@@ -9,7 +9,10 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 SWIFT ?= swift
-SWIFT_BUILD = $(SWIFT) build -c release --static-swift-stdlib --product riffle
+# Where SwiftPM builds; another folder lets a release build run beside a debug one.
+BUILD_DIR ?= .build
+SWIFT_BUILD = $(SWIFT) build -c release --static-swift-stdlib --product riffle \
+	--scratch-path $(BUILD_DIR)
 
 BINDIR = $(DESTDIR)$(PREFIX)/bin
 SHAREDIR = $(DESTDIR)$(PREFIX)/share
@@ -23,7 +26,7 @@ FISH_COMPLETION = $(SHAREDIR)/fish/vendor_completions.d/riffle.fish
 CATALOG_FILES = $(shell cd Resources/Catalog && find . -type f | sort)
 
 # SwiftPM links .build/release to the host triple's release folder.
-RELEASE_BINARY = .build/release/riffle
+RELEASE_BINARY = $(BUILD_DIR)/release/riffle
 
 .PHONY: all build install uninstall
 
