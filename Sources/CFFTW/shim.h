@@ -16,4 +16,7 @@ static inline fftwf_plan riffle_fftwf_plan_r2c(int n, float *in, float *out) {
 static inline void riffle_fftwf_execute_r2c(const fftwf_plan plan, float *in, float *out) {
   fftwf_execute_dft_r2c(plan, in, (fftwf_complex *)out);
 }
+
+/// FFTW's version string ("fftw-3.3.10-sse2-avx"): a C array Swift cannot take as it is.
+static inline const char *riffle_fftwf_version(void) { return fftwf_version; }
 #endif

@@ -2,6 +2,7 @@
 #define RIFFLE_CPULSESIMPLE_SHIM_H
 #include <pulse/simple.h>
 #include <pulse/error.h>
+#include <pulse/version.h>
 
 // The sample spec is a struct whose format field is an enum SwiftPM imports awkwardly, and the
 // stream direction is a C enum: one call that opens a mono 16-bit recording stream on the

@@ -1,6 +1,7 @@
 import CAO
 import CFFmpeg
 import CMPG123
+import CPulseSimple
 import Foundation
 import RiffleCore
 
@@ -15,6 +16,9 @@ public enum AudioLibraries {
     let ao: @convention(c) () -> Void = ao_initialize
     let avformat: @convention(c) () -> UInt32 = avformat_version
     let avcodec: @convention(c) () -> UInt32 = avcodec_version
+    let swresample: @convention(c) () -> UInt32 = swresample_version
+    let avutil: @convention(c) () -> UInt32 = avutil_version
+    let pulse: @convention(c) () -> UnsafePointer<CChar>? = pa_get_library_version
     return [
       LinkedLibrary(name: "libmpg123", version: mpg123Version(), function: mpg123),
       // FFmpeg's release, and each library's own version (major.minor.micro packed).
@@ -22,6 +26,13 @@ public enum AudioLibraries {
         name: "libavformat", version: packed(avformat_version()),
         detail: av_version_info().map { "FFmpeg " + String(cString: $0) }, function: avformat),
       LinkedLibrary(name: "libavcodec", version: packed(avcodec_version()), function: avcodec),
+      LinkedLibrary(
+        name: "libswresample", version: packed(swresample_version()), function: swresample),
+      LinkedLibrary(name: "libavutil", version: packed(avutil_version()), function: avutil),
+      // Recording for "name that song".
+      LinkedLibrary(
+        name: "libpulse", version: pa_get_library_version().map { String(cString: $0) },
+        function: pulse),
       // libao has no call that tells its version; the file name will.
       LinkedLibrary(name: "libao", version: nil, function: ao),
     ]

@@ -21,7 +21,7 @@ public enum SongDeduplicator {
   static let decorationWords: Set<String> = [
     "remaster", "remastered", "remasterd", "live", "deluxe", "edition", "version", "mono",
     "stereo", "bonus", "anniversary", "expanded", "explicit", "clean", "edit", "single", "album",
-    "feat", "featuring", "ft", "with", "reissue", "digitally", "mix", "original",
+    "feat", "featuring", "ft", "with", "reissue", "digitally",
   ]
 
   /// The title reduced to what names the song: decorations set aside, case and accents folded.

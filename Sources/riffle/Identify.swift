@@ -33,8 +33,13 @@ struct Identify: ParsableCommand {
     let feedURL = try Riffle.resolveSource(source)
     let recording: Data
     let pcm: Data
-    guard FileManager.default.fileExists(atPath: file) else {
+    var isFolder: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: file, isDirectory: &isFolder) else {
       fail("cannot read '\(file)': no such file")
+    }
+    if isFolder.boolValue { fail("cannot read '\(file)': it is a folder, not a recording") }
+    guard FileManager.default.isReadableFile(atPath: file) else {
+      fail("cannot read '\(file)': permission denied")
     }
     do {
       recording = try Data(contentsOf: URL(fileURLWithPath: file))
@@ -79,10 +84,12 @@ struct Identify: ParsableCommand {
 /// How a match is said, on the command line and in the player.
 enum IdentifyResult {
   static func line(for song: Song, at offset: Double) -> String {
-    let title = TextSanitizer.sanitize(song.title)
-    let name = TextSanitizer.sanitize(song.displayName)
-    let handle = TextSanitizer.sanitize(song.handle)
-    return "\(title) by \(name) (@\(handle)) at \(formatTime(offset.rounded()))"
+    let title = song.title.isEmpty ? "Untitled" : TextSanitizer.sanitize(song.title)
+    let name =
+      song.displayName.isEmpty ? "Unknown artist" : TextSanitizer.sanitize(song.displayName)
+    // Songs from sources without handles are named without the empty "(@)".
+    let handle = song.handle.isEmpty ? "" : " (@\(TextSanitizer.sanitize(song.handle)))"
+    return "\(title) by \(name)\(handle) at \(formatTime(offset.rounded()))"
   }
 }
 

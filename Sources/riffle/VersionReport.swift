@@ -3,6 +3,7 @@ import RiffleAPI
 import RiffleAudio
 import RiffleCore
 import RiffleDesktop
+import RiffleFingerprint
 import RiffleTUI
 
 #if canImport(Glibc)
@@ -16,7 +17,7 @@ enum VersionReport {
   static func text() -> String {
     let libraries =
       NetworkLibraries.linked + AudioLibraries.linked + ScreenLibraries.linked
-      + DesktopLibraries.linked
+      + DesktopLibraries.linked + FingerprintLibraries.linked
     let rows = libraries.map { library -> (name: String, version: String, file: String) in
       let file = loadedFile(library.address)
       var version = library.version ?? file.flatMap(packageVersion) ?? "(no version call)"

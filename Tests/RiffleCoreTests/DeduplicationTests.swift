@@ -49,10 +49,11 @@ struct DeduplicationTests {
     #expect(kept(["Café", "Cafe"]) == ["Café"])
   }
 
-  @Test("different songs stay: a remix, a part, a title that only contains a word")
+  @Test("different songs stay: a remix or other mix, a part, a title that only contains a word")
   func differentSongs() {
     let titles = [
       "Symphony No. 5 - I. Allegro", "Symphony No. 5 - II. Andante", "Song", "Song (Remix)",
+      "Song (Extended Mix)",
       "Live Forever", "Forever",
     ]
     #expect(kept(titles) == titles)

@@ -203,8 +203,14 @@ struct DoctorEndToEndTests {
     #expect(line("libavformat").contains(try modversion("libavformat")), "\(line("libavformat"))")
     #expect(
       line("libsystemd").contains(" \(try modversion("libsystemd"))."), "\(line("libsystemd"))")
-    for name in ["libcurl", "libmpg123", "libavformat", "libao", "ncursesw", "chafa", "libsystemd"]
-    {
+    #expect(line("libfftw3f").contains("fftw-\(try modversion("fftw3f"))"), "\(line("libfftw3f"))")
+    #expect(line("libpulse").contains(try modversion("libpulse")), "\(line("libpulse"))")
+    #expect(
+      line("libswresample").contains(try modversion("libswresample")), "\(line("libswresample"))")
+    for name in [
+      "libcurl", "libmpg123", "libavformat", "libavcodec", "libswresample", "libavutil", "libao",
+      "ncursesw", "chafa", "libsystemd", "libpulse", "libfftw3f",
+    ] {
       let text = line(name)
       let file = text.split(separator: " ").last.map(String.init) ?? ""
       #expect(file.hasPrefix("/") && FileManager.default.fileExists(atPath: file), "\(text)")
