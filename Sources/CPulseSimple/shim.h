@@ -21,4 +21,23 @@ static inline pa_simple *riffle_pa_open_record(const char *app, const char *stre
   attr.fragsize = rate / 10 * 2;
   return pa_simple_new(NULL, app, PA_STREAM_RECORD, NULL, stream, &spec, NULL, &attr, error);
 }
+
+// A 16-bit stereo playback stream on the default sink holding about `buffer_ms` of audio in the
+// server: a generous buffer lets the server wake rarely (libao's pulse driver asks for 20 ms and
+// cannot ask for more than about 48 ms: its size arithmetic overflows an int).
+static inline pa_simple *riffle_pa_open_playback(const char *app, const char *stream,
+                                                 unsigned int rate, unsigned int buffer_ms,
+                                                 int *error) {
+  pa_sample_spec spec;
+  spec.format = PA_SAMPLE_S16LE;
+  spec.rate = rate;
+  spec.channels = 2;
+  pa_buffer_attr attr;
+  attr.maxlength = (uint32_t)-1;
+  attr.tlength = (uint32_t)(rate / 1000 * buffer_ms * 4);
+  attr.prebuf = (uint32_t)-1;
+  attr.minreq = (uint32_t)-1;
+  attr.fragsize = (uint32_t)-1;
+  return pa_simple_new(NULL, app, PA_STREAM_PLAYBACK, NULL, stream, &spec, NULL, &attr, error);
+}
 #endif
