@@ -229,6 +229,7 @@ public final class PlaybackEngine: @unchecked Sendable {
           keepInCache(session)
           waitForOutputToDrain(session)
           if !session.isCancelled { onEvent(.finished(playID: id)) }
+          closeOutputIfIdle(after: session)
           return
         }
       } catch {
@@ -327,6 +328,20 @@ public final class PlaybackEngine: @unchecked Sendable {
     if !lock.wait(until: deadline), paused, output === open {
       open.close()
       output = nil
+    }
+  }
+
+  /// After a song ends, a sound server's stream is closed unless another song starts within
+  /// `closeOutputAfterPause`: idle on a page, nothing wakes for it.
+  private func closeOutputIfIdle(after session: Session) {
+    lock.withLock {
+      guard let open = output, open.closesWhenPaused else { return }
+      let deadline = Date().addingTimeInterval(Self.closeOutputAfterPause)
+      while self.session === session, Date() < deadline { _ = lock.wait(until: deadline) }
+      if self.session === session, output === open {
+        open.close()
+        output = nil
+      }
     }
   }
 
