@@ -117,17 +117,19 @@ struct PlaybackEngineTests {
 
   @Test("a pause longer than a sound server's grace keeps a file output open and whole")
   func longPauseKeepsFileOutput() throws {
-    // Only a sound server's stream is closed during a long pause; a WAV file ends at close.
-    #expect(
-      try !AudioOutput.open(.wav(TemporaryDirectory().file("probe.wav").path)).closesWhenPaused)
-    #expect(try !AudioOutput.open(.null).closesWhenPaused)
     let dir = try TemporaryDirectory()
+    // Only a sound server's stream is closed during a long pause; a WAV file ends at close.
+    #expect(try !AudioOutput.open(.wav(dir.file("probe.wav").path)).closesWhenPaused)
+    #expect(try !AudioOutput.open(.null).closesWhenPaused)
     let wav = dir.file("out.wav")
     let log = EventLog()
     let engine = PlaybackEngine(
       output: { try AudioOutput.open(.wav(wav.path)) }, onEvent: { log.append($0) })
     engine.play(TestFiles.fixture("short-1.mp3"), playID: 3)
-    #expect(log.wait(timeout: 5) { if case .started = $0 { true } else { false } })
+    // Pause once the device is open and has taken audio (it opens at the first write).
+    let opened = Date().addingTimeInterval(5)
+    while engine.driverName == nil && Date() < opened { Thread.sleep(forTimeInterval: 0.01) }
+    #expect(engine.driverName == "wav")
     engine.pause()
     Thread.sleep(forTimeInterval: 1.5)
     #expect(engine.driverName == "wav")
