@@ -1,4 +1,5 @@
 import CAO
+import CPulseSimple
 import Foundation
 
 /// Which output the user asked for on the command line (`--audio`).
@@ -40,14 +41,26 @@ public struct AudioOutputError: Error, CustomStringConvertible, Sendable {
   public var description: String
 }
 
-/// An open libao device taking PCM in `PCMFormat`.
+/// An open output taking PCM in `PCMFormat`: a libao device, or for PulseAudio a libpulse
+/// stream of our own.
 ///
 /// Devices that are not sound cards (null, wav) take audio as fast as it comes, so they are
 /// paced: `write` returns how long to wait before the next write keeps them at real time.
+///
+/// PulseAudio is written to through libpulse-simple rather than libao's pulse driver: that
+/// driver asks the server for a 20 ms buffer (and its `buffer_time` option overflows above
+/// about 48 ms), so the server wakes every few milliseconds to refill it. Our stream asks for
+/// `pulseBufferMilliseconds`, and the audio the server still holds counts as queued.
 public final class AudioOutput: @unchecked Sendable {
   public let driverName: String
+  /// A libao device (every driver but pulse).
   private var device: OpaquePointer?
+  /// A libpulse-simple playback stream (the pulse driver).
+  private var stream: OpaquePointer?
   private let paced: Bool
+  /// How much audio the PulseAudio server is asked to hold: pausing lets at most this much
+  /// play on, and the server refills about four times per buffer.
+  public static let pulseBufferMilliseconds: UInt32 = 200
   /// How far ahead of real time a paced device may run, like a sound card's buffer.
   public static let pacedLead = 0.2
 
@@ -60,11 +73,18 @@ public final class AudioOutput: @unchecked Sendable {
 
   private static let libraryReady: Void = { ao_initialize() }()
 
-  private init(driverName: String, device: OpaquePointer, paced: Bool) {
+  private init(
+    driverName: String, device: OpaquePointer?, stream: OpaquePointer? = nil, paced: Bool
+  ) {
     self.driverName = driverName
     self.device = device
+    self.stream = stream
     self.paced = paced
   }
+
+  /// True for outputs worth closing during a long pause (a sound server stream keeps a thread
+  /// waking); never for file drivers, whose file ends at close.
+  public var closesWhenPaused: Bool { driverName == "pulse" }
 
   /// Opens the output the user chose. `auto` never fails: it ends at a paced null device.
   public static func open(_ choice: AudioDriverChoice) throws -> AudioOutput {
@@ -73,11 +93,10 @@ public final class AudioOutput: @unchecked Sendable {
     case .auto:
       // A fixed order: the system default may name a driver that cannot open here, and some
       // drivers (nas) take seconds to fail.
-      for name in ["pulse", "alsa"] {
-        if let output = try? openLive(name) { return output }
-      }
+      if let output = try? openPulse() { return output }
+      if let output = try? openLive("alsa") { return output }
       return try openLive("null")
-    case .pulse: return try openLive("pulse")
+    case .pulse: return try openPulse()
     case .alsa: return try openLive("alsa")
     case .null: return try openLive("null")
     case .wav(let path): return try openFile(path)
@@ -102,6 +121,18 @@ public final class AudioOutput: @unchecked Sendable {
       throw AudioOutputError(description: "cannot open \(name) audio (\(errnoText))")
     }
     return AudioOutput(driverName: name, device: device, paced: name == "null")
+  }
+
+  private static func openPulse() throws -> AudioOutput {
+    var error: Int32 = 0
+    guard
+      let stream = riffle_pa_open_playback(
+        "Riffle", "Riffle playback", UInt32(PCMFormat.sampleRate), pulseBufferMilliseconds, &error)
+    else {
+      throw AudioOutputError(
+        description: "cannot open pulse audio (\(String(cString: pa_strerror(error))))")
+    }
+    return AudioOutput(driverName: "pulse", device: nil, stream: stream, paced: false)
   }
 
   private static func openFile(_ path: String) throws -> AudioOutput {
@@ -135,7 +166,13 @@ public final class AudioOutput: @unchecked Sendable {
     // close wait on `playLock`, so readers of the position never wait on the device.
     playLock.lock()
     defer { playLock.unlock() }
-    guard let device = stateLock.withLock({ self.device }) else { return 0 }
+    let (device, stream) = stateLock.withLock { (self.device, self.stream) }
+    if let stream {
+      // Blocks until the server has room; large writes are cut up by libpulse.
+      _ = pa_simple_write(stream, pcm.baseAddress, pcm.count, nil)
+      return 0
+    }
+    guard let device else { return 0 }
     if paced {
       stateLock.withLock {
         // After a pause or a stall the clock has run on: start counting again from here.
@@ -162,9 +199,15 @@ public final class AudioOutput: @unchecked Sendable {
     }
   }
 
-  /// Seconds written but not yet heard (paced devices only; may be negative when starved).
+  /// Seconds written but not yet heard (paced devices and PulseAudio; a paced device's figure
+  /// may be negative when starved).
   public func queuedSeconds(at now: Date = Date()) -> Double {
-    stateLock.withLock { queued(at: now) }
+    let stream = stateLock.withLock { self.stream }
+    if let stream {
+      // libpulse interpolates the server's timing: no round trip per call.
+      return Double(pa_simple_get_latency(stream, nil)) / 1_000_000
+    }
+    return stateLock.withLock { queued(at: now) }
   }
 
   private func queued(at now: Date) -> Double {
@@ -177,11 +220,20 @@ public final class AudioOutput: @unchecked Sendable {
   /// only here.
   public func close() {
     playLock.withLock {
-      let open = stateLock.withLock {
-        defer { device = nil }
-        return device
+      let (open, openStream) = stateLock.withLock {
+        defer {
+          device = nil
+          stream = nil
+        }
+        return (device, stream)
       }
       if let open { ao_close(open) }
+      // What the server still holds plays out first (the engine closes a pulse output only
+      // when nothing is left to hear, or to quit).
+      if let openStream {
+        _ = pa_simple_drain(openStream, nil)
+        pa_simple_free(openStream)
+      }
     }
   }
 

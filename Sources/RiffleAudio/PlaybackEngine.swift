@@ -44,6 +44,10 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// How long the decoder waits for bytes before saying "buffering".
   public var stallReportDelay: TimeInterval = 0.5
 
+  /// How long a pause lasts before a sound server's stream is closed (so that nothing wakes
+  /// while paused); longer than the server's buffer, so everything written has been heard.
+  static let closeOutputAfterPause: TimeInterval = 1
+
   public init(
     client: HTTPClient = .shared,
     cache: AudioCache? = nil,
@@ -225,6 +229,7 @@ public final class PlaybackEngine: @unchecked Sendable {
           keepInCache(session)
           waitForOutputToDrain(session)
           if !session.isCancelled { onEvent(.finished(playID: id)) }
+          closeOutputIfIdle(after: session)
           return
         }
       } catch {
@@ -268,7 +273,9 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// output is ahead of real time. False when the session must stop.
   private func write(_ pcm: UnsafeRawBufferPointer, for session: Session) -> Bool {
     lock.lock()
-    while paused && self.session === session && !session.hasPendingSeek { lock.wait() }
+    while paused && self.session === session && !session.hasPendingSeek {
+      waitWhilePaused()
+    }
     guard self.session === session, !session.isCancelled else {
       lock.unlock()
       return false
@@ -310,16 +317,48 @@ public final class PlaybackEngine: @unchecked Sendable {
     return self.session === session && !session.isCancelled
   }
 
-  /// A paced output still holds up to its lead of audio: the song ends when that is heard.
+  /// Waits (holding `lock`) until woken; once a pause has lasted `closeOutputAfterPause`, a
+  /// sound server's stream is closed (it has played all it held) and the next write reopens it.
+  private func waitWhilePaused() {
+    guard let open = output, open.closesWhenPaused else {
+      lock.wait()
+      return
+    }
+    let deadline = Date().addingTimeInterval(Self.closeOutputAfterPause)
+    if !lock.wait(until: deadline), paused, output === open {
+      open.close()
+      output = nil
+    }
+  }
+
+  /// After a song ends, a sound server's stream is closed unless another song starts within
+  /// `closeOutputAfterPause`: idle on a page, nothing wakes for it.
+  private func closeOutputIfIdle(after session: Session) {
+    lock.withLock {
+      guard let open = output, open.closesWhenPaused else { return }
+      let deadline = Date().addingTimeInterval(Self.closeOutputAfterPause)
+      while self.session === session, Date() < deadline { _ = lock.wait(until: deadline) }
+      if self.session === session, output === open {
+        open.close()
+        output = nil
+      }
+    }
+  }
+
+  /// An output still holds up to its buffer of audio: the song ends when that is heard.
   private func waitForOutputToDrain(_ session: Session) {
     lock.withLock {
+      var before = Double.infinity
       while self.session === session, !session.isCancelled, !session.hasPendingSeek {
         if paused {
-          lock.wait()
+          waitWhilePaused()
+          before = .infinity
           continue
         }
         let queued = output?.queuedSeconds() ?? 0
-        if queued <= 0 { return }
+        // A sound server's figure may stop short of 0: stop when it no longer falls.
+        if queued <= 0 || queued >= before { return }
+        before = queued
         _ = lock.wait(until: Date().addingTimeInterval(queued))
       }
     }

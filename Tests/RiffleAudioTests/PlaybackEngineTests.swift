@@ -115,6 +115,32 @@ struct PlaybackEngineTests {
     engine.shutdown()
   }
 
+  @Test("a pause longer than a sound server's grace keeps a file output open and whole")
+  func longPauseKeepsFileOutput() throws {
+    let dir = try TemporaryDirectory()
+    // Only a sound server's stream is closed during a long pause; a WAV file ends at close.
+    #expect(try !AudioOutput.open(.wav(dir.file("probe.wav").path)).closesWhenPaused)
+    #expect(try !AudioOutput.open(.null).closesWhenPaused)
+    let wav = dir.file("out.wav")
+    let log = EventLog()
+    let engine = PlaybackEngine(
+      output: { try AudioOutput.open(.wav(wav.path)) }, onEvent: { log.append($0) })
+    engine.play(TestFiles.fixture("short-1.mp3"), playID: 3)
+    // Pause once the device is open and has taken audio (it opens at the first write).
+    let opened = Date().addingTimeInterval(5)
+    while engine.driverName == nil && Date() < opened { Thread.sleep(forTimeInterval: 0.01) }
+    #expect(engine.driverName == "wav")
+    engine.pause()
+    Thread.sleep(forTimeInterval: 1.5)
+    #expect(engine.driverName == "wav")
+    engine.resume()
+    #expect(log.wait(timeout: 10) { $0 == .finished(playID: 3) })
+    engine.shutdown()
+    let written = try WAVFile.read(wav)
+    let reference = try WAVFile.decodedByMPG123(TestFiles.fixture("short-1.mp3"))
+    #expect(abs(written.frames - reference.frames) <= 1152)
+  }
+
   @Test("bytes that are not audio fail with a reason, and the next song still plays")
   func corruptFailsThenNextPlays() throws {
     let dir = try TemporaryDirectory()
