@@ -110,7 +110,8 @@ let package = Package(
 
     // Fingerprint accuracy and speed on synthesized songs (scripts/bench-fingerprint.sh).
     .executableTarget(
-      name: "riffle-fingerprint-bench", dependencies: ["RiffleFingerprint", "RiffleAudio"]),
+      name: "riffle-fingerprint-bench",
+      dependencies: ["RiffleFingerprint", "RiffleAudio", "RiffleTestSupport"]),
 
     // Loopback HTTP server, tmux driver and other helpers shared by the tests.
     .target(name: "RiffleTestSupport", dependencies: ["RiffleCore"]),

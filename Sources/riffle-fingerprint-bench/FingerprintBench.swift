@@ -1,6 +1,7 @@
 import Foundation
 import RiffleAudio
 import RiffleFingerprint
+import RiffleTestSupport
 
 #if canImport(Glibc)
   import Glibc

@@ -1,25 +1,5 @@
 import Foundation
-
-/// A deterministic random source (SplitMix64): the same seed gives the same song anywhere.
-struct SeededRandom {
-  private var state: UInt64
-  init(seed: UInt64) { state = seed &* 0x2545_F491_4F6C_DD1D &+ 1 }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-  /// Uniform in 0..<1.
-  mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-  mutating func int(_ range: ClosedRange<Int>) -> Int {
-    range.lowerBound + Int(next() % UInt64(range.count))
-  }
-  /// Uniform in -1...1 as a Float (for noise).
-  mutating func signed() -> Float { Float(unit() * 2 - 1) }
-}
+import RiffleTestSupport
 
 /// Synthesizes songs for the benchmark: a key and tempo, a chord progression played as a pad,
 /// a bass line, a melody over the chords, and drums (kick, snare, hi-hat), all from one seed.

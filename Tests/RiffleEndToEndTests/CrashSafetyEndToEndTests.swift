@@ -53,7 +53,7 @@ struct CrashSafetyEndToEndTests {
     let seed =
       UInt64(ProcessInfo.processInfo.environment["RIFFLE_CRASH_SEED"] ?? "")
       ?? UInt64.random(in: 1...UInt64.max)
-    var random = SplitMix(seed: seed)
+    var random = SeededRandom(seed: seed)
     let site = try Site()
     defer { site.server.stop() }
     let home = try TemporaryDirectory("riffle-crash")
@@ -178,18 +178,5 @@ struct CrashSafetyEndToEndTests {
       usleep(20_000)
     }
     return nil
-  }
-}
-
-/// A small seeded generator, so a failing run can be replayed with its seed.
-struct SplitMix {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
