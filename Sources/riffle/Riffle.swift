@@ -40,9 +40,19 @@ struct Riffle: ParsableCommand {
         --lyrics-url URL        LRCLIB's base URL
         --capture SOURCE        what i listens with: auto or file:PATH
       """,
-    version: VersionReport.text(),
+    // ArgumentParser lists --version in the help and the completions; `main()` answers it with
+    // the full report, which reads /proc/self/maps and so must not run on every start.
+    version: RiffleVersion.string,
     subcommands: [Play.self, Search.self, Artist.self, Identify.self, Doctor.self],
     defaultSubcommand: Play.self)
+
+  static func main() {
+    if CommandLine.arguments.dropFirst().first == "--version" {
+      print(VersionReport.text())
+      Glibc.exit(0)
+    }
+    main(nil)
+  }
 }
 
 /// Options every way of starting the player takes.

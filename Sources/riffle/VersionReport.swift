@@ -35,24 +35,33 @@ enum VersionReport {
       .joined(separator: "\n")
   }
 
-  /// The real path of the shared object mapped where `address` is (from /proc/self/maps).
+  /// The real path of the shared object mapped where `address` is, from the mappings read once
+  /// from /proc/self/maps.
   static func loadedFile(_ address: UInt) -> String? {
+    mappings.first { $0.range.contains(address) }?.path
+  }
+
+  /// The file-backed mappings of this process: address range and real path.
+  private static let mappings: [(range: Range<UInt>, path: String)] = {
     // /proc files report a size of 0: read to the end rather than by size.
     guard let handle = FileHandle(forReadingAtPath: "/proc/self/maps"),
       let data = try? handle.readToEnd()
-    else { return nil }
-    let maps = String(decoding: data, as: UTF8.self)
-    for line in maps.split(separator: "\n") {
+    else { return [] }
+    var realPaths: [Substring: String] = [:]
+    return String(decoding: data, as: UTF8.self).split(separator: "\n").compactMap { line in
       // start-end perms offset dev inode path
-      let fields = line.split(separator: " ")
-      guard fields.count >= 6, fields[5].hasPrefix("/") else { continue }
+      let fields = line.split(separator: " ", maxSplits: 5, omittingEmptySubsequences: true)
+      guard fields.count == 6 else { return nil }
+      let path = fields[5].drop { $0 == " " }
+      guard path.hasPrefix("/") else { return nil }
       let bounds = fields[0].split(separator: "-").compactMap { UInt($0, radix: 16) }
-      guard bounds.count == 2, (bounds[0]..<bounds[1]).contains(address) else { continue }
-      let path = fields[5...].joined(separator: " ")
-      return URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+      guard bounds.count == 2, bounds[0] < bounds[1] else { return nil }
+      if realPaths[path] == nil {
+        realPaths[path] = URL(fileURLWithPath: String(path)).resolvingSymlinksInPath().path
+      }
+      return (bounds[0]..<bounds[1], realPaths[path]!)
     }
-    return nil
-  }
+  }()
 
   /// The "version" of the FDO packaging note (`.note.package`) in an ELF file's PT_NOTE
   /// segments, as systemd and some distributions' packages carry.
