@@ -31,11 +31,11 @@ let package = Package(
       name: "CMPG123", pkgConfig: "libmpg123",
       providers: [.apt(["libmpg123-dev"])]),
     // FFmpeg: AAC in MP4/M4A (iTunes previews) and the other formats mpg123 cannot decode.
-    .systemLibrary(
-      name: "CFFmpeg", pkgConfig: "libavformat",
-      providers: [
-        .apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])
-      ]),
+    // Compiled against its headers, loaded with dlopen on first use (see CFFmpeg.h): linked, it
+    // pulled some 120 libraries into every start.
+    .target(
+      name: "CFFmpeg",
+      linkerSettings: [.linkedLibrary("dl")]),
     // Cover art: chafa turns pixels into cells (it needs glib's headers too); the decoders.
     .systemLibrary(
       name: "CChafa", pkgConfig: "chafa",

@@ -26,6 +26,7 @@ packages=(
   dbus                # tests start a private dbus-daemon --session
   playerctl           # tests drive MPRIS as a user's media keys do
   man-db              # the install test renders the man page
+  binutils            # the install test reads the binary's links (readelf)
 )
 
 # Scripts that need more (the benchmark, the hardening suite) name it here.

@@ -47,6 +47,8 @@ public enum DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
   case unsupported(AudioKind)
   case corrupt(String)
   case noAudio
+  /// The format needs a library that could not be loaded (FFmpeg is loaded on first use).
+  case missingLibrary(AudioKind, reason: String)
 
   public var description: String {
     switch self {
@@ -54,6 +56,8 @@ public enum DecodeError: Error, Equatable, Sendable, CustomStringConvertible {
     case .unsupported(let kind): return "\(kind.name) audio is not supported"
     case .corrupt(let detail): return "the audio is damaged (\(detail))"
     case .noAudio: return "the file holds no playable audio"
+    case .missingLibrary(let kind, let reason):
+      return "\(kind.name) audio needs FFmpeg, which could not be loaded (\(reason))"
     }
   }
 }

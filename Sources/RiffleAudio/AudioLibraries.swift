@@ -14,27 +14,38 @@ public enum AudioLibraries {
   public static var linked: [LinkedLibrary] {
     let mpg123: @convention(c) () -> Int32 = mpg123_init
     let ao: @convention(c) () -> Void = ao_initialize
-    let avformat: @convention(c) () -> UInt32 = avformat_version
-    let avcodec: @convention(c) () -> UInt32 = avcodec_version
-    let swresample: @convention(c) () -> UInt32 = swresample_version
-    let avutil: @convention(c) () -> UInt32 = avutil_version
     let pulse: @convention(c) () -> UnsafePointer<CChar>? = pa_get_library_version
+    return [LinkedLibrary(name: "libmpg123", version: mpg123Version(), function: mpg123)]
+      + ffmpeg + [
+        // Recording for "name that song".
+        LinkedLibrary(
+          name: "libpulse", version: pa_get_library_version().map { String(cString: $0) },
+          function: pulse),
+        // libao has no call that tells its version; the file name will.
+        LinkedLibrary(name: "libao", version: nil, function: ao),
+      ]
+  }
+
+  /// FFmpeg's libraries (loaded here if no song has needed them yet), each with its own version
+  /// and FFmpeg's release; when they cannot be loaded, why.
+  private static var ffmpeg: [LinkedLibrary] {
+    guard let table = riffle_ffmpeg() else {
+      let reason = riffle_ffmpeg_error().map { String(cString: $0) } ?? "unknown error"
+      return [LinkedLibrary(name: "FFmpeg", version: "not loaded: \(reason)", address: 0)]
+    }
+    let ff = table.pointee
     return [
-      LinkedLibrary(name: "libmpg123", version: mpg123Version(), function: mpg123),
-      // FFmpeg's release, and each library's own version (major.minor.micro packed).
       LinkedLibrary(
-        name: "libavformat", version: packed(avformat_version()),
-        detail: av_version_info().map { "FFmpeg " + String(cString: $0) }, function: avformat),
-      LinkedLibrary(name: "libavcodec", version: packed(avcodec_version()), function: avcodec),
+        name: "libavformat", version: packed(ff.avformat_version()),
+        detail: ff.av_version_info().map { "FFmpeg " + String(cString: $0) },
+        function: ff.avformat_version),
       LinkedLibrary(
-        name: "libswresample", version: packed(swresample_version()), function: swresample),
-      LinkedLibrary(name: "libavutil", version: packed(avutil_version()), function: avutil),
-      // Recording for "name that song".
+        name: "libavcodec", version: packed(ff.avcodec_version()), function: ff.avcodec_version),
       LinkedLibrary(
-        name: "libpulse", version: pa_get_library_version().map { String(cString: $0) },
-        function: pulse),
-      // libao has no call that tells its version; the file name will.
-      LinkedLibrary(name: "libao", version: nil, function: ao),
+        name: "libswresample", version: packed(ff.swresample_version()),
+        function: ff.swresample_version),
+      LinkedLibrary(
+        name: "libavutil", version: packed(ff.avutil_version()), function: ff.avutil_version),
     ]
   }
 

@@ -56,10 +56,14 @@ public final class FFmpegDecoder: AudioDecoder {
   private var rejectedPackets = 0
 
   public private(set) var hasFormat = false
+  /// FFmpeg's functions (the libraries are loaded on the first decoder, not at start).
+  private let library: UnsafePointer<RiffleFFmpeg>
+  private let ff: RiffleFFmpeg
 
   public init(kind: AudioKind) throws {
-    _ = FFmpegDecoder.logsQuieted
-    guard let packet = av_packet_alloc(), let frame = av_frame_alloc() else {
+    library = try FFmpegDecoder.load(for: kind)
+    ff = library.pointee
+    guard let packet = ff.av_packet_alloc(), let frame = ff.av_frame_alloc() else {
       throw DecodeError.corrupt("cannot start FFmpeg: out of memory")
     }
     self.kind = kind
@@ -67,20 +71,22 @@ public final class FFmpegDecoder: AudioDecoder {
     self.frame = frame
   }
 
-  private static let logsQuieted: Bool = {
-    // FFmpeg logs to stderr, which is the screen's terminal.
-    riffle_av_log_quiet()
-    return true
-  }()
+  /// FFmpeg's function table, loading the libraries once per process (which also quiets its
+  /// logging: stderr is the screen's terminal).
+  static func load(for kind: AudioKind) throws -> UnsafePointer<RiffleFFmpeg> {
+    if let table = riffle_ffmpeg() { return table }
+    let reason = riffle_ffmpeg_error().map { String(cString: $0) } ?? "unknown error"
+    throw DecodeError.missingLibrary(kind, reason: reason)
+  }
 
   deinit {
     closeDemuxer()
-    avcodec_free_context(&codec)
-    swr_free(&resampler)
+    ff.avcodec_free_context(&codec)
+    ff.swr_free(&resampler)
     var packet: UnsafeMutablePointer<AVPacket>? = self.packet
-    av_packet_free(&packet)
+    ff.av_packet_free(&packet)
     var frame: UnsafeMutablePointer<AVFrame>? = self.frame
-    av_frame_free(&frame)
+    ff.av_frame_free(&frame)
   }
 
   // MARK: - AudioDecoder
@@ -175,8 +181,8 @@ public final class FFmpegDecoder: AudioDecoder {
     input.readPosition = 0
     input.starved = false
 
-    guard let buffer = av_malloc(FFmpegDecoder.ioBufferSize),
-      let io = avio_alloc_context(
+    guard let buffer = ff.av_malloc(FFmpegDecoder.ioBufferSize),
+      let io = ff.avio_alloc_context(
         buffer.assumingMemoryBound(to: UInt8.self), Int32(FFmpegDecoder.ioBufferSize), 0,
         Unmanaged.passUnretained(input).toOpaque(), FeedStore.readCallback, nil,
         FeedStore.seekCallback)
@@ -185,14 +191,14 @@ public final class FFmpegDecoder: AudioDecoder {
     // gap left by a seek beyond the download). Other containers are read whole before a seek.
     if usesIndex { io.pointee.direct = 1 }
     self.io = io
-    var context = avformat_alloc_context()
+    var context = ff.avformat_alloc_context()
     context?.pointee.pb = io
-    let result = avformat_open_input(&context, nil, av_find_input_format(demuxerName), nil)
+    let result = ff.avformat_open_input(&context, nil, ff.av_find_input_format(demuxerName), nil)
     guard result >= 0, let context else {
       // avformat_open_input frees the context when it fails.
       if input.starved && !finished && !usesIndex { return false }
       throw DecodeError.corrupt(
-        usesIndex ? "no MP4 sample table (moov box) in the file" : FFmpegDecoder.message(result))
+        usesIndex ? "no MP4 sample table (moov box) in the file" : message(result))
     }
     format = context
     if !usesIndex {
@@ -200,11 +206,11 @@ public final class FFmpegDecoder: AudioDecoder {
       // length (ADTS, Ogg) and found nothing yet: they do without. Only what the stream needs
       // to start must be here.
       input.starved = false
-      let found = avformat_find_stream_info(context, nil)
+      let found = ff.avformat_find_stream_info(context, nil)
       if input.starved && !finished { return false }
-      if found < 0 { throw DecodeError.corrupt(FFmpegDecoder.message(found)) }
+      if found < 0 { throw DecodeError.corrupt(message(found)) }
     }
-    streamIndex = av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
+    streamIndex = ff.av_find_best_stream(context, AVMEDIA_TYPE_AUDIO, -1, -1, nil, 0)
     guard streamIndex >= 0, let stream = audioStream else { throw DecodeError.noAudio }
     for index in 0..<Int(context.pointee.nb_streams) where index != Int(streamIndex) {
       context.pointee.streams[index]!.pointee.discard = AVDISCARD_ALL
@@ -232,25 +238,26 @@ public final class FFmpegDecoder: AudioDecoder {
 
   private func openCodec(_ stream: UnsafeMutablePointer<AVStream>) throws {
     let parameters = stream.pointee.codecpar!
-    guard let decoder = avcodec_find_decoder(parameters.pointee.codec_id) else {
-      let name = String(cString: avcodec_get_name(parameters.pointee.codec_id))
+    guard let decoder = ff.avcodec_find_decoder(parameters.pointee.codec_id) else {
+      let name =
+        ff.avcodec_get_name(parameters.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
       throw DecodeError.corrupt("no decoder for \(name) audio")
     }
-    avcodec_free_context(&codec)
-    codec = avcodec_alloc_context3(decoder)
+    ff.avcodec_free_context(&codec)
+    codec = ff.avcodec_alloc_context3(decoder)
     guard let codec else { throw DecodeError.corrupt("cannot start FFmpeg: out of memory") }
-    var result = avcodec_parameters_to_context(codec, parameters)
+    var result = ff.avcodec_parameters_to_context(codec, parameters)
     codec.pointee.pkt_timebase = stream.pointee.time_base
-    if result >= 0 { result = avcodec_open2(codec, decoder, nil) }
-    if result < 0 { throw DecodeError.corrupt(FFmpegDecoder.message(result)) }
+    if result >= 0 { result = ff.avcodec_open2(codec, decoder, nil) }
+    if result < 0 { throw DecodeError.corrupt(message(result)) }
   }
 
   private func closeDemuxer() {
-    avformat_close_input(&format)
+    ff.avformat_close_input(&format)
     streamIndex = -1
     if io != nil {
-      av_freep(&io!.pointee.buffer)
-      avio_context_free(&io)
+      ff.av_freep(&io!.pointee.buffer)
+      ff.avio_context_free(&io)
     }
   }
 
@@ -267,10 +274,10 @@ public final class FFmpegDecoder: AudioDecoder {
       deferredSeek = nil
       _ = try performSeek(to: target, movingInput: false)
     }
-    let received = avcodec_receive_frame(codec, frame)
+    let received = ff.avcodec_receive_frame(codec, frame)
     if received >= 0 {
       try convert(frame)
-      av_frame_unref(frame)
+      ff.av_frame_unref(frame)
       return nil
     }
     if received == riffle_av_error_eof() {
@@ -280,14 +287,14 @@ public final class FFmpegDecoder: AudioDecoder {
       return nil
     }
     if received != riffle_av_error_again() && received != riffle_av_error_invalid() {
-      throw DecodeError.corrupt(FFmpegDecoder.message(received))
+      throw DecodeError.corrupt(message(received))
     }
     guard phase == .decoding else { return nil }
     guard try nextPacketIsHere() else { return .needMore }
 
     input.starved = false
-    let read = av_read_frame(format, packet)
-    defer { av_packet_unref(packet) }
+    let read = ff.av_read_frame(format, packet)
+    defer { ff.av_packet_unref(packet) }
     if input.starved {
       // The bytes ran out inside the read after all: go back to the packet and wait.
       starvedAt = input.version
@@ -296,17 +303,18 @@ public final class FFmpegDecoder: AudioDecoder {
       return .needMore
     }
     if read == riffle_av_error_eof() {
-      avcodec_send_packet(codec, nil)
+      // Enters draining; what the codec still holds comes out of receive_frame.
+      _ = ff.avcodec_send_packet(codec, nil)
       phase = .draining
       return nil
     }
-    if read < 0 { throw DecodeError.corrupt(FFmpegDecoder.message(read)) }
+    if read < 0 { throw DecodeError.corrupt(message(read)) }
     guard packet.pointee.stream_index == streamIndex else { return nil }
     if usesIndex, let stream = audioStream {
-      let next = av_index_search_timestamp(stream, packet.pointee.dts + 1, AVSEEK_FLAG_ANY)
-      nextEntry = next >= 0 ? Int(next) : Int(avformat_index_get_entries_count(stream))
+      let next = ff.av_index_search_timestamp(stream, packet.pointee.dts + 1, AVSEEK_FLAG_ANY)
+      nextEntry = next >= 0 ? Int(next) : Int(ff.avformat_index_get_entries_count(stream))
     }
-    let sent = avcodec_send_packet(codec, packet)
+    let sent = ff.avcodec_send_packet(codec, packet)
     if sent == riffle_av_error_invalid() {
       // A damaged packet costs its few milliseconds, as in other players; only a stream that
       // never decodes is an error.
@@ -315,7 +323,7 @@ public final class FFmpegDecoder: AudioDecoder {
         throw DecodeError.corrupt("no audio frame could be decoded")
       }
     } else if sent < 0 && sent != riffle_av_error_again() {
-      throw DecodeError.corrupt(FFmpegDecoder.message(sent))
+      throw DecodeError.corrupt(message(sent))
     }
     return nil
   }
@@ -329,8 +337,8 @@ public final class FFmpegDecoder: AudioDecoder {
       if available >= FFmpegDecoder.lookahead { return true }
       return input.end.map { input.readPosition + available >= $0 } ?? false
     }
-    guard let stream = audioStream, nextEntry < avformat_index_get_entries_count(stream),
-      let entry = avformat_index_get_entry(stream, Int32(nextEntry))
+    guard let stream = audioStream, nextEntry < ff.avformat_index_get_entries_count(stream),
+      let entry = ff.avformat_index_get_entry(stream, Int32(nextEntry))
     else { return true }
     if input.has(entry.pointee.pos, count: Int64(entry.pointee.size)) { return true }
     if input.isFinished {
@@ -358,31 +366,31 @@ public final class FFmpegDecoder: AudioDecoder {
       }
     }
     guard let stream = audioStream else { return (target, input.cursor) }
-    let timestamp = av_rescale_q(
+    let timestamp = ff.av_rescale_q(
       target, AVRational(num: 1, den: Int32(PCMFormat.sampleRate)), stream.pointee.time_base)
     var inputOffset = input.cursor
     if usesIndex {
-      let found = av_index_search_timestamp(
+      let found = ff.av_index_search_timestamp(
         stream, timestamp, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY)
       // One packet early: AAC frames overlap, so the one before primes the decoder and the
       // audio from the target on is exactly what playing through would give.
       let entry = max(0, Int(found) - 1)
       try seekDemuxer(toEntry: entry)
-      if let position = avformat_index_get_entry(stream, Int32(entry))?.pointee.pos {
+      if let position = ff.avformat_index_get_entry(stream, Int32(entry))?.pointee.pos {
         inputOffset = position
         if movingInput { input.cursor = position }
       }
     } else {
-      let preroll = av_rescale_q(
+      let preroll = ff.av_rescale_q(
         FFmpegDecoder.seekPreroll,
         AVRational(num: 1, den: max(1, stream.pointee.codecpar.pointee.sample_rate)),
         stream.pointee.time_base)
-      let result = av_seek_frame(
+      let result = ff.av_seek_frame(
         format, streamIndex, max(0, timestamp - preroll), AVSEEK_FLAG_BACKWARD)
-      if result < 0 { throw DecodeError.corrupt("cannot seek: \(FFmpegDecoder.message(result))") }
+      if result < 0 { throw DecodeError.corrupt("cannot seek: \(message(result))") }
     }
-    avcodec_flush_buffers(codec)
-    swr_free(&resampler)
+    ff.avcodec_flush_buffers(codec)
+    ff.swr_free(&resampler)
     resamplerInput = []
     phase = .decoding
     starvedAt = -1
@@ -393,11 +401,11 @@ public final class FFmpegDecoder: AudioDecoder {
 
   private func seekDemuxer(toEntry entry: Int) throws {
     guard let stream = audioStream,
-      let timestamp = avformat_index_get_entry(stream, Int32(entry))?.pointee.timestamp
+      let timestamp = ff.avformat_index_get_entry(stream, Int32(entry))?.pointee.timestamp
     else { return }
-    let result = av_seek_frame(
+    let result = ff.av_seek_frame(
       format, streamIndex, timestamp, AVSEEK_FLAG_BACKWARD | AVSEEK_FLAG_ANY)
-    if result < 0 { throw DecodeError.corrupt("cannot seek: \(FFmpegDecoder.message(result))") }
+    if result < 0 { throw DecodeError.corrupt("cannot seek: \(message(result))") }
     nextEntry = entry
   }
 
@@ -416,17 +424,17 @@ public final class FFmpegDecoder: AudioDecoder {
         // No timestamp to trim by: play from where the demuxer landed.
         dropBefore = nil
       } else {
-        outputPosition = av_rescale_q(
+        outputPosition = ff.av_rescale_q(
           pts, stream.pointee.time_base, AVRational(num: 1, den: Int32(PCMFormat.sampleRate)))
       }
     }
-    try resample(frame, capacity: swr_get_out_samples(resampler, frame.pointee.nb_samples))
+    try resample(frame, capacity: ff.swr_get_out_samples(resampler, frame.pointee.nb_samples))
     hasFormat = true
   }
 
   private func flushResampler() throws {
     guard resampler != nil else { return }
-    try resample(nil, capacity: swr_get_out_samples(resampler, 0))
+    try resample(nil, capacity: ff.swr_get_out_samples(resampler, 0))
   }
 
   /// Converts a frame (or, with nil, what the resampler holds) and keeps the PCM to hand out,
@@ -436,9 +444,9 @@ public final class FFmpegDecoder: AudioDecoder {
     var out = Data(count: Int(capacity) * PCMFormat.bytesPerFrame)
     let frames = out.withUnsafeMutableBytes { raw in
       riffle_swr_convert_frame(
-        resampler, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), capacity, frame)
+        library, resampler!, raw.baseAddress!.assumingMemoryBound(to: UInt8.self), capacity, frame)
     }
-    if frames < 0 { throw DecodeError.corrupt(FFmpegDecoder.message(frames)) }
+    if frames < 0 { throw DecodeError.corrupt(message(frames)) }
     var keepFrom = 0
     if let target = dropBefore, let position = outputPosition {
       keepFrom = Int(min(Int64(frames), max(0, target - position)))
@@ -453,29 +461,49 @@ public final class FFmpegDecoder: AudioDecoder {
   }
 
   private func makeResampler(for frame: UnsafeMutablePointer<AVFrame>, shape: [Int32]) throws {
-    swr_free(&resampler)
+    ff.swr_free(&resampler)
     var stereo = AVChannelLayout()
     riffle_channel_layout_stereo(&stereo)
     var layout = AVChannelLayout()
-    defer { av_channel_layout_uninit(&layout) }
-    var result = riffle_frame_layout(frame, &layout)
+    defer { ff.av_channel_layout_uninit(&layout) }
+    var result = riffle_frame_layout(library, frame, &layout)
     if result >= 0 {
-      result = swr_alloc_set_opts2(
+      result = ff.swr_alloc_set_opts2(
         &resampler, &stereo, AV_SAMPLE_FMT_S16, Int32(PCMFormat.sampleRate), &layout,
         AVSampleFormat(rawValue: frame.pointee.format), frame.pointee.sample_rate, 0, nil)
     }
-    if result >= 0 { result = swr_init(resampler) }
+    if result >= 0 { result = ff.swr_init(resampler) }
     if result < 0 {
-      throw DecodeError.corrupt("cannot convert the audio: \(FFmpegDecoder.message(result))")
+      throw DecodeError.corrupt("cannot convert the audio: \(message(result))")
     }
     resamplerInput = shape
   }
 
   /// FFmpeg's own words for an error code.
-  static func message(_ code: Int32) -> String {
+  private func message(_ code: Int32) -> String {
     var text = [CChar](repeating: 0, count: 128)
-    if av_strerror(code, &text, text.count) < 0 { return "FFmpeg error \(code)" }
+    if ff.av_strerror(code, &text, text.count) < 0 { return "FFmpeg error \(code)" }
     let bytes = text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
     return String(decoding: bytes, as: UTF8.self).lowercased()
+  }
+}
+
+/// FFmpeg's libraries as Riffle loads them: on first use, not at start (see CFFmpeg.h).
+public enum FFmpegLibraries {
+  /// The sonames loaded, dependencies first ("libavutil.so.57", ... "libavformat.so.59").
+  public static var sonames: [String] {
+    (0..<4).compactMap { riffle_ffmpeg_soname(Int32($0)).map { String(cString: $0) } }
+  }
+
+  /// Whether the libraries load and have every function Riffle calls, from `directory` or,
+  /// when nil, the loader's usual search path: nil when they do, else why not. Leaves the
+  /// libraries the decoder uses alone.
+  public static func problem(loadingFrom directory: String? = nil) -> String? {
+    var error = [CChar](repeating: 0, count: 512)
+    let status = error.withUnsafeMutableBufferPointer { buffer in
+      riffle_ffmpeg_probe(directory, buffer.baseAddress!, buffer.count)
+    }
+    guard status != 0 else { return nil }
+    return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 }
