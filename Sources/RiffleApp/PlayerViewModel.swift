@@ -28,6 +28,8 @@ public final class PlayerViewModel {
   /// `scheduleLyricsWake`); `generation` tells the latest wake-up from older ones.
   private var lyricsWake: (at: Double, generation: Int)?
   private var lyricsWakeGeneration = 0
+  /// What the playing song's next wake-up was worked out from (see `updateTicker`).
+  private var progressWake: ProgressWake?
   /// Told after each action is applied: the effects it asked for and the new state (the desktop
   /// integration, MPRIS and notifications, follows the player through this).
   public var onStateChange: (@MainActor ([PlayerEffect], PlayerState) -> Void)?
@@ -130,15 +132,41 @@ public final class PlayerViewModel {
     }
   }
 
+  /// Keeps the timer at the slowest pace that shows everything that moves: animations at their
+  /// frame rate, spinners at theirs, and a playing song only when its clock or progress bar is
+  /// about to change (about once a second), so playback costs few wake-ups and redraws.
   private func updateTicker() {
-    if (state.needsTimer || motion.isAnimating) && !state.isQuitting {
-      ticker.start(fast: state.isAnimating || motion.isAnimating) { [weak self] in self?.tick() }
-    } else {
+    guard !state.isQuitting, state.needsTimer || motion.isAnimating else {
+      progressWake = nil
       ticker.stop()
+      return
     }
+    let pace: TickerPace
+    if state.isAnimating || motion.isAnimating {
+      pace = .animation
+    } else if state.needsSpinner {
+      pace = .spinner
+    } else {
+      // Set again only when what it was worked out from changed (each tick clears it), so
+      // actions between ticks leave the wake-up where it is.
+      let (width, height) = terminal.size
+      let wake = ProgressWake(
+        playID: state.playID, position: state.position, duration: state.duration, width: width,
+        height: height)
+      if wake == progressWake, case .once = ticker.pace { return }
+      progressWake = wake
+      let cells = PageLayout.make(width: width, height: height, state: state)?.progressBar.count
+      let wait = ProgressPacing.secondsUntilChange(
+        position: state.position, duration: state.duration, barCells: cells ?? 0)
+      pace = .once(after: max(ProgressPacing.shortestWait, wait + ProgressPacing.margin))
+    }
+    if case .once = pace {} else { progressWake = nil }
+    ticker.start(pace) { [weak self] in self?.tick() }
   }
 
   private func tick() {
+    // Whatever this tick finds, the next wake-up is worked out again.
+    progressWake = nil
     refreshPosition()
     motion.advance()
     send(.tick)
@@ -294,4 +322,13 @@ public final class PlayerViewModel {
       onQuit()
     }
   }
+}
+
+/// What decides when a playing song's progress row next changes.
+private struct ProgressWake: Equatable {
+  var playID: Int
+  var position: Double
+  var duration: Double?
+  var width: Int
+  var height: Int
 }

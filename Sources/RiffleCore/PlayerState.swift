@@ -146,8 +146,14 @@ public struct PlayerState: Equatable, Sendable {
 
   /// True while something on screen moves with time, so the timer must run.
   public var needsTimer: Bool {
-    playback == .playing || playback == .loading || playback == .buffering || feed == .loading
-      || isAnimating || isQuerying || (overlay == .lyrics && lyrics?.phase == .loading)
+    playback == .playing || isAnimating || needsSpinner
+  }
+
+  /// True while a spinner turns on screen: a song or the feed loading, buffering, a query on
+  /// its way, lyrics coming.
+  public var needsSpinner: Bool {
+    playback == .loading || playback == .buffering || feed == .loading || isQuerying
+      || (overlay == .lyrics && lyrics?.phase == .loading)
   }
 
   /// True while a search or artist request runs (the activity spinner turns).

@@ -572,6 +572,38 @@ struct ViewModelTickerTests {
     #expect(!harness.ticker.isRunning)
   }
 
+  @Test("A playing song wakes the timer only when its clock or bar next changes")
+  func pacedByTheProgressRow() async {
+    let harness = Harness()
+    await harness.startPlaying()
+    func expectedWait(at position: Double) -> TickerPace {
+      let layout = PageLayout.make(width: 80, height: 24, state: harness.model.state)!
+      let wait = ProgressPacing.secondsUntilChange(
+        position: position, duration: 35, barCells: layout.progressBar.count)
+      return .once(after: wait + ProgressPacing.margin)
+    }
+    // 35 s over the 80-column bar: the knob's first move comes before the clock's first second.
+    #expect(harness.ticker.pace == expectedWait(at: 0))
+    if case .once(let wait) = harness.ticker.pace { #expect(wait < 1) }
+
+    harness.log.position = 13.6
+    harness.ticker.fire()
+    #expect(harness.ticker.pace == expectedWait(at: 13.6))
+
+    // Something that neither moves nor spins, between two ticks, leaves the wake-up alone.
+    let asked = harness.ticker.requests.count
+    harness.press(.char("?"))
+    harness.press(.char("?"))
+    #expect(harness.ticker.requests.count == asked)
+
+    // A seek moves it; a pause stops it.
+    harness.model.send(.seekTo(20.5))
+    #expect(harness.ticker.pace == expectedWait(at: 20.5))
+    harness.press(.char(" "))
+    #expect(harness.ticker.pace == nil)
+    #expect(!harness.ticker.isRunning)
+  }
+
   @Test("A tick reads the engine's position for the current play and updates the clock")
   func tickUpdatesElapsedTime() async {
     let harness = Harness()
