@@ -34,6 +34,7 @@ struct Doctor: ParsableCommand {
     var checks: [DoctorCheck] = []
     checks += DoctorCheck.terminal(environment: environment)
     checks.append(DoctorCheck.audio())
+    checks.append(DoctorCheck.ffmpeg())
     checks.append(DoctorCheck.source(source))
     checks += DoctorCheck.services(config: config, environment: environment)
     checks += DoctorCheck.config(problems, file: paths.config.appendingPathComponent("config.toml"))
@@ -158,6 +159,19 @@ struct DoctorCheck {
   }
 
   /// Loads the feed (or the bundled catalog) through the HTTP client with short time-outs.
+  /// FFmpeg is loaded only when a song needs it; this says now whether it will load.
+  static func ffmpeg() -> DoctorCheck {
+    let names = FFmpegLibraries.sonames
+    if let problem = FFmpegLibraries.problem() {
+      return DoctorCheck(
+        level: .warn, name: "ffmpeg", finding: "cannot load: \(problem); MP3 plays, AAC does not",
+        fix: "install FFmpeg's libraries (\(names.joined(separator: ", ")))")
+    }
+    return DoctorCheck(
+      level: .ok, name: "ffmpeg",
+      finding: "\(names.joined(separator: ", ")) load (AAC previews, FLAC, Ogg, WAV)")
+  }
+
   static func source(_ source: String?) -> DoctorCheck {
     let url: URL
     do {
