@@ -64,18 +64,29 @@ public final class PlayerViewModel {
 
   /// Applies an action: new state, effects run, timer adjusted, screen redrawn.
   public func send(_ action: PlayerAction) {
-    // After quit nothing runs again: late engine reports must not restart anything.
-    guard !state.isQuitting else { return }
-    onAction?(action)
-    if action.isUserIntent { motion.finish() }
-    let before = state.index
-    let effects = reduce(&state, action)
-    if !state.songs.isEmpty { motion.pageChanged(from: before, to: state.index) }
-    for effect in effects { run(effect) }
+    send([action])
+  }
+
+  /// Applies actions in order, then adjusts the timer and draws once (a tick's position and
+  /// frame are one redraw, not two).
+  private func send(_ actions: [PlayerAction]) {
+    var changes: [([PlayerEffect], PlayerState)] = []
+    for action in actions {
+      // After quit nothing runs again: late engine reports must not restart anything.
+      guard !state.isQuitting else { break }
+      onAction?(action)
+      if action.isUserIntent { motion.finish() }
+      let before = state.index
+      let effects = reduce(&state, action)
+      if !state.songs.isEmpty { motion.pageChanged(from: before, to: state.index) }
+      for effect in effects { run(effect) }
+      changes.append((effects, state))
+    }
+    guard !changes.isEmpty else { return }
     updateTicker()
     render()
     scheduleLyricsWake()
-    onStateChange?(effects, state)
+    for (effects, state) in changes { onStateChange?(effects, state) }
   }
 
   /// Sends an action from any thread: it is applied on the main queue, in order.
@@ -167,9 +178,12 @@ public final class PlayerViewModel {
   private func tick() {
     // Whatever this tick finds, the next wake-up is worked out again.
     progressWake = nil
-    refreshPosition()
+    var actions: [PlayerAction] = []
+    if let position = clients.audio.position(state.playID), state.playback == .playing {
+      actions.append(.playbackProgress(playID: state.playID, position: position, duration: nil))
+    }
     motion.advance()
-    send(.tick)
+    send(actions + [.tick])
   }
 
   /// Reads how far the playing song is from the engine.

@@ -8,6 +8,8 @@ public enum ProgressPacing {
   public static let margin = 0.005
   /// No wake-up comes sooner than this, whatever the arithmetic says.
   public static let shortestWait = 0.02
+  /// Changes this close together are shown in one redraw.
+  public static let together = 0.15
 
   /// Seconds from `position` to the next change of the clock or of the bar (`barCells` wide;
   /// 0 or too narrow for a bar: the clock alone).
@@ -20,7 +22,12 @@ public enum ProgressPacing {
       let steps = Double(barCells - 1)
       let filled = (steps * position / duration).rounded(.down)
       let next = (filled + 1) * duration / steps
-      if next > position { wait = min(wait, next - position) }
+      if next > position {
+        let knob = next - position
+        // A knob move just after the clock's turn (or the other way round) is drawn with it:
+        // one wake-up, the earlier change shown at most `together` late.
+        wait = abs(knob - wait) <= together ? max(wait, knob) : min(wait, knob)
+      }
     }
     return wait
   }

@@ -43,12 +43,32 @@ struct ProgressPacingTests {
       let before = shown(position)
       let next = position + wait + 1e-9
       #expect(shown(next) != before, "nothing changed at \(next)")
-      #expect(shown(position + wait * 0.5) == before, "a change was skipped before \(next)")
+      // Nothing changes sooner, except a change drawn together with the one woken for.
+      let quiet = position + wait - ProgressPacing.together - 1e-6
+      if quiet > position {
+        #expect(shown(quiet) == before, "a change was missed before \(next)")
+      }
       position = next
       changes += 1
     }
     // 7 clock turns and 39 knob moves, some at the same moment.
     #expect(changes >= 39 && changes <= 39 + 7)
+  }
+
+  @Test("A knob move just after the clock's turn is drawn with it, in one wake-up")
+  func together() {
+    // 36 s over 36 cells: the knob moves every 36/35 s, a little after each whole second, and
+    // falls further behind the clock each time (1.029, 2.057, 3.086, 4.114, 5.143, 6.171 s).
+    let cell = 36.0 / 35
+    let pace = { (p: Double) in
+      ProgressPacing.secondsUntilChange(position: p, duration: 36, barCells: 36)
+    }
+    // 0.029 s apart, then 0.114 and 0.143: one wake-up, at the knob's move.
+    #expect(abs(pace(0.5) - (cell - 0.5)) < 1e-9)
+    #expect(abs(pace(3.5) - (4 * cell - 3.5)) < 1e-9)
+    #expect(abs(pace(4.5) - (5 * cell - 4.5)) < 1e-9)
+    // 0.171 s apart: two wake-ups, the clock's first.
+    #expect(abs(pace(5.5) - 0.5) < 1e-9)
   }
 
   @Test("Odd positions still give a wait of at most a second")
