@@ -19,17 +19,24 @@ struct IdleWakeupsEndToEndTests {
   /// Allowed for something outside Riffle's control (e.g. one late worker exit).
   static let tolerance = 1
 
-  @Test("paused: no thread wakes")
+  @Test("paused, after lyrics were looked up: no thread wakes")
   func paused() throws {
-    let harness = try PlayerHarness(
-      feed: PlayerHarness.longFeed, extraRoutes: PlayerHarness.longRoutes)
+    let notFound =
+      #"{"code":404,"name":"TrackNotFound","message":"Failed to find specified track"}"#
+    var routes = try PlayerHarness.longRoutes
+    routes["/lrclib/api/get"] = .respond(
+      status: 404, headers: ["Content-Type": "application/json"], body: Data(notFound.utf8))
+    let harness = try PlayerHarness(feed: PlayerHarness.longFeed, extraRoutes: routes)
     let trace = harness.home.file("trace")
     let tmux = try harness.start(
       audio: "wav:\(harness.home.file("out.wav").path)",
+      arguments: ["--lyrics-url", harness.server.url("/lrclib").absoluteString],
       environment: ["RIFFLE_TRACE": trace.path])
     let pid = try #require(CrashSafetyEndToEndTests.startedPID(number: 1, in: trace))
     try tmux.waitFor("First Light", timeout: 20)
     try Self.waitForMark("sample", in: trace)
+    tmux.sendKeys("y")
+    try tmux.waitFor("No lyrics found for this song", timeout: 20)
     tmux.sendKeys("Space")
     try tmux.waitFor("Paused", timeout: 10)
     let woke = try Self.wakeups(of: pid)
@@ -38,21 +45,24 @@ struct IdleWakeupsEndToEndTests {
     #expect(try tmux.waitForExit() == 0)
   }
 
-  @Test("idle on a page after the last song: no thread wakes")
-  func idleAfterTheLastSong() throws {
-    let feed = """
-      {"songs":[\(PlayerHarness.song("s1", "First Light", likes: 41, audio: "/audio/short-1.mp3"))]}
-      """
-    let harness = try PlayerHarness(feed: feed)
+  @Test("idle on a page after the last song, after i listened: no thread wakes")
+  func idleAfterTheLastSongAndListening() throws {
+    // Three songs, so that fingerprinting them runs on more than one thread.
+    let harness = try PlayerHarness(feed: PlayerHarness.threeSongs)
     let trace = harness.home.file("trace")
+    let clip = harness.home.file("room.wav")
+    try Recording.stranger(seconds: 3, to: clip)
     let tmux = try harness.start(
       audio: "wav:\(harness.home.file("out.wav").path)",
-      environment: ["RIFFLE_TRACE": trace.path])
+      arguments: ["--capture", "file:\(clip.path)"], environment: ["RIFFLE_TRACE": trace.path])
     let pid = try #require(CrashSafetyEndToEndTests.startedPID(number: 1, in: trace))
     try tmux.waitFor("First Light", timeout: 20)
     try Self.waitForMark("sample", in: trace)
-    // The fixture lasts about 2 s; then the play button offers Play again.
-    try tmux.waitFor("▶ Play", timeout: 20)
+    // Listening fingerprints the feed (BackgroundWork.forEach) while it records.
+    tmux.sendKeys("i")
+    try tmux.waitFor("No song matched", timeout: 90)
+    // The fixtures last about 2 s each; after the third the play button offers Play again.
+    try tmux.waitForAll("Third Rail", "3 / 3", "▶ Play", timeout: 30)
     let woke = try Self.wakeups(of: pid)
     #expect(woke.total <= Self.tolerance, "woke while idle: \(woke.detail)")
     tmux.sendKeys("q")
