@@ -8,7 +8,8 @@ import Testing
 /// involuntary) of each thread in /proc/PID/task/*/status. A sleeping thread gains none however
 /// loaded the machine is, so the count does not depend on load; the wait before the window
 /// only lets work that ends by itself finish (libdispatch's idle worker threads exit 5 s after
-/// their last job, each waking once to do so; the engine closes its output 1 s into a pause).
+/// their last job, each waking once to do so). The output is a WAV file, which the engine keeps
+/// open while paused; a sound server's stream would be closed 1 s into the pause.
 /// Before the fix libdispatch's thread-pool monitor woke the process once a second for good
 /// (see BackgroundWork), 4 or more wake-ups in the window.
 @Suite("Paused and idle wake-ups end to end (tmux, loopback HTTP)", .serialized)
@@ -16,7 +17,8 @@ struct IdleWakeupsEndToEndTests {
   /// Seconds to wait after the player falls quiet, and seconds to count over.
   static let settle = 7.0
   static let window = 4.0
-  /// Allowed for something outside Riffle's control (e.g. one late worker exit).
+  /// Allowed for a library's own housekeeping (one wake, not one a second). A thread that exits
+  /// in the window is not counted: it is gone at the end.
   static let tolerance = 1
 
   @Test("paused, after lyrics were looked up: no thread wakes")
