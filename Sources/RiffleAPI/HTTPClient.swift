@@ -175,7 +175,7 @@ public final class HTTPClient: Sendable {
             ?? .success(
               collector.response())
           // Decoding a large body must not hold up the other transfers on the loop thread.
-          DispatchQueue.global().async { completion(result) }
+          BackgroundWork.run("riffle.http.completion") { completion(result) }
         }))
   }
 

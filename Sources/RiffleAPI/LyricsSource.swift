@@ -36,7 +36,7 @@ public struct LyricsSource: Sendable {
       completion(.success(.plain(synced.lines.map(\.text))))
     }
     // Files are read off the caller's queue too (the caller is the main queue).
-    DispatchQueue.global(qos: .userInitiated).async { find(song, completion: completion) }
+    BackgroundWork.run("riffle.lyrics", qos: .userInitiated) { find(song, completion: completion) }
   }
 
   /// The .lrc file, the cache, then LRCLIB.

@@ -92,7 +92,7 @@ final class Listener: @unchecked Sendable {
     let index = IndexBox()
     let store = self.store
     let feed = feedURL ?? URL(string: "riffle:feed")!
-    DispatchQueue.global().async {
+    BackgroundWork.run("riffle.listen.index") {
       let update = store.update(feed: feed, songs: songs)
       // stderr is the log while the screen is up.
       for problem in update.problems {

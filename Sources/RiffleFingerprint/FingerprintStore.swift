@@ -70,7 +70,7 @@ public final class FingerprintStore: Sendable {
     }
     if !todo.isEmpty { willFingerprint(todo.count) }
     let work = todo.map { (index: $0, song: unique[$0], key: keys[$0]) }
-    DispatchQueue.concurrentPerform(iterations: work.count) { n in
+    BackgroundWork.forEach("riffle.fingerprint", count: work.count) { [self] n in
       results.set(work[n].index, fingerprint(work[n].song, key: work[n].key))
     }
     var prints: [SongPrint] = []
