@@ -71,6 +71,8 @@ public final class AudioOutput: @unchecked Sendable {
   /// Serialises writes and close on the device.
   private let playLock = NSLock()
 
+  /// libao loads every driver plugin it has (ALSA's among them) when initialised, about 5 ms:
+  /// done once, and only when one of its drivers is wanted (PulseAudio goes around it).
   private static let libraryReady: Void = { ao_initialize() }()
 
   private init(
@@ -88,7 +90,6 @@ public final class AudioOutput: @unchecked Sendable {
 
   /// Opens the output the user chose. `auto` never fails: it ends at a paced null device.
   public static func open(_ choice: AudioDriverChoice) throws -> AudioOutput {
-    _ = libraryReady
     switch choice {
     case .auto:
       // A fixed order: the system default may name a driver that cannot open here, and some
@@ -114,6 +115,7 @@ public final class AudioOutput: @unchecked Sendable {
   }
 
   private static func openLive(_ name: String) throws -> AudioOutput {
+    _ = libraryReady
     let id = ao_driver_id(name)
     guard id >= 0 else { throw AudioOutputError(description: "no \(name) audio driver") }
     var format = format()
@@ -136,6 +138,7 @@ public final class AudioOutput: @unchecked Sendable {
   }
 
   private static func openFile(_ path: String) throws -> AudioOutput {
+    _ = libraryReady
     let id = ao_driver_id("wav")
     guard id >= 0 else { throw AudioOutputError(description: "no wav audio driver") }
     var format = format()
