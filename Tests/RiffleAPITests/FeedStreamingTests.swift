@@ -190,6 +190,18 @@ struct FeedStreamingTests {
     #expect(page.songs.map(\.id) == ["a"])
   }
 
+  @Test(
+    "Text is trimmed exactly as Foundation trims it, Unicode whitespace included",
+    arguments: [
+      "Neon Tide", " Neon ", "\tNeon\n", "\u{A0}Neon\u{3000}", "\u{85}x\u{2028}", "a\u{1}",
+      "\u{1}a", "\u{A0}", " ", "", "\u{B}\u{C}", "é", "Tide é", "é\u{A0}", "中文\u{3000}",
+      "\r\n",
+    ])
+  func trimming(text: String) {
+    let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+    #expect(JSONValue.string(text).nonEmptyText == (trimmed.isEmpty ? nil : trimmed))
+  }
+
   @Test("A feed of many unusable entries notes each one")
   func manySkipped() throws {
     let entries = Array(repeating: "{}", count: 20_000).joined(separator: ",")
