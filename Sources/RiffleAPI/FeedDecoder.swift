@@ -50,37 +50,144 @@ public struct FeedPage: Equatable, Sendable {
 ///
 /// Unknown keys are ignored. A field of the wrong type counts as missing. An entry without an
 /// id or a usable audio URL is skipped with a note. Relative URLs resolve against `base`.
+///
+/// The bytes are read in one pass with `JSONReader`, entry by entry: only the fields of one
+/// entry exist as values at a time, never the whole document (see docs/architecture.md).
 public enum FeedDecoder {
-  public static func decode(_ data: Data, base: URL) throws -> FeedPage {
-    let root = try JSONValue.parse(data)
-    let entries: [JSONValue]
-    if let songs = root["songs"]?.array {
-      entries = songs
-    } else if let clips = root["clips"]?.array {
-      entries = clips
-    } else if let items = root.array {
-      entries = items
-    } else {
+  public static func decode(_ data: Data, base: URL) throws(FeedError) -> FeedPage {
+    // withUnsafeBytes only rethrows untyped errors: the result comes out as a Result.
+    let read = data.withUnsafeBytes { bytes in
+      Result { () throws(FeedError) -> FeedPage? in
+        var reader = JSONReader(bytes)
+        let page = try readRoot(&reader, base: base)
+        try reader.finish()
+        return page
+      }
+    }
+    guard let page = try read.get() else {
       throw FeedError.notAFeed(expected: "an object with a \"songs\" list")
     }
-    var page = FeedPage(
-      songs: [], page: root["page"]?.int,
-      pageSize: root["per_page"]?.int ?? root["page_size"]?.int,
-      totalPages: root["total_pages"]?.int)
+    return page
+  }
+
+  /// The page, or nil when the document is valid JSON but holds no list of entries.
+  private static func readRoot(_ reader: inout JSONReader, base: URL) throws(FeedError)
+    -> FeedPage?
+  {
+    switch try reader.peekKind() {
+    case .array:
+      return try readEntries(&reader, base: base).page
+    case .object:
+      break
+    default:
+      try reader.skipValue()
+      return nil
+    }
+    // The envelope's members; where a key repeats, the first wins (as it did in JSONDecoder).
+    var envelope: [String: JSONValue] = [:]
+    var songs: EntryList?
+    var clips: EntryList?
+    try reader.readObject { (reader, key) throws(FeedError) in
+      let first = envelope[key] == nil
+      switch key {
+      case "songs" where first, "clips" where first && songs == nil:
+        // "songs" wins over "clips": a "clips" list after a "songs" one is only checked.
+        guard try reader.peekKind() == .array else {
+          envelope[key] = try reader.readScalar()
+          return
+        }
+        envelope[key] = .array([])
+        let list = try readEntries(&reader, base: base)
+        if key == "songs" { songs = list } else { clips = list }
+      case "page" where first, "per_page" where first, "page_size" where first,
+        "total_pages" where first:
+        envelope[key] = try reader.readScalar()
+      default:
+        try reader.skipValue()
+      }
+    }
+    guard var page = (songs ?? clips)?.page else { return nil }
+    page.page = envelope["page"]?.int
+    page.pageSize = envelope["per_page"]?.int ?? envelope["page_size"]?.int
+    page.totalPages = envelope["total_pages"]?.int
+    return page
+  }
+
+  /// The songs and notes of one list of entries, as they are read.
+  private struct EntryList {
+    var page = FeedPage(songs: [])
     var seen = Set<String>()
-    for (offset, entry) in entries.enumerated() {
-      switch song(from: entry, base: base) {
+    var count = 0
+
+    mutating func add(_ result: Result<Song, Reason>) {
+      count += 1
+      switch result {
       case .success(let song):
         if seen.insert(song.id).inserted {
           page.songs.append(song)
         } else {
-          page.skipped.append("entry \(offset + 1): repeats id \(song.id)")
+          page.skipped.append("entry \(count): repeats id \(song.id)")
         }
       case .failure(let reason):
-        page.skipped.append("entry \(offset + 1): \(reason.text)")
+        page.skipped.append("entry \(count): \(reason.text)")
       }
     }
-    return page
+  }
+
+  private static func readEntries(_ reader: inout JSONReader, base: URL) throws(FeedError)
+    -> EntryList
+  {
+    var list = EntryList()
+    try reader.readArray { (reader) throws(FeedError) in
+      guard try reader.peekKind() == .object else {
+        try reader.skipValue()
+        list.add(.failure(Reason(text: "not an object")))
+        return
+      }
+      list.add(song(from: try readMembers(&reader, keeping: entryFields), base: base))
+    }
+    return list
+  }
+
+  /// What of a member to keep: its value (an array or object left empty), or some of its
+  /// members when it is an object.
+  indirect enum Keep {
+    case value
+    case members([String: Keep])
+  }
+
+  /// The members of an entry that `song(from:base:)` reads; everything else is skipped.
+  static let entryFields: [String: Keep] = {
+    var song: [String: Keep] = [:]
+    for key in [
+      "id", "title", "handle", "display_name", "image_url", "image_large_url", "is_liked",
+      "upvote_count", "like_count", "audio_url", "duration", "album", "album_name",
+    ] {
+      song[key] = .value
+    }
+    song["metadata"] = .members(["duration": .value])
+    var entry = song
+    entry["clip"] = .members(song)
+    return entry
+  }()
+
+  /// Reads the object at the reader into a value holding only the members `keep` names.
+  static func readMembers(_ reader: inout JSONReader, keeping keep: [String: Keep])
+    throws(FeedError) -> JSONValue
+  {
+    var members: [String: JSONValue] = [:]
+    try reader.readObject { (reader, key) throws(FeedError) in
+      guard let wanted = keep[key], members[key] == nil else {
+        try reader.skipValue()
+        return
+      }
+      if case .members(let inner) = wanted, try reader.peekKind() == .object {
+        members[key] = try readMembers(&reader, keeping: inner)
+      } else {
+        members[key] = try reader.readScalar()
+      }
+    }
+    return .object(members)
   }
 
   struct Reason: Error {

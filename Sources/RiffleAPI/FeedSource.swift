@@ -25,12 +25,10 @@ public struct FeedSource: Sendable {
       case .failure(let error):
         completion(.failure(.http(error)))
       case .success(let response):
-        do {
+        do throws(FeedError) {
           completion(.success(try FeedDecoder.decode(response.body, base: url)))
-        } catch let error as FeedError {
-          completion(.failure(.feed(error)))
         } catch {
-          completion(.failure(.feed(.invalidJSON(String(describing: error)))))
+          completion(.failure(.feed(error)))
         }
       }
     }

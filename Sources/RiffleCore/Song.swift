@@ -8,8 +8,11 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable {
   public var displayName: String
   /// The artist's handle without the "@" ("mirasol").
   public var handle: String
-  public var imageURL: URL?
-  public var audioURL: URL
+  /// The cover's URL, kept as its text (see `audioText`).
+  private var imageText: String?
+  /// The audio's URL as its absolute text. A Foundation `URL` costs several hundred bytes on
+  /// Linux; a feed of 100,000 songs kept two per song, so the `URL` is made when it is used.
+  private var audioText: String
   public var likeCount: Int
   public var isLiked: Bool
   /// Length in seconds when the source says; the decoder's figure replaces it once known.
@@ -28,13 +31,29 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable {
     self.title = title
     self.displayName = displayName
     self.handle = handle
-    self.imageURL = imageURL
-    self.audioURL = audioURL
+    self.imageText = imageURL?.absoluteString
+    self.audioText = audioURL.absoluteString
     self.likeCount = likeCount
     self.isLiked = isLiked
     self.duration = duration
     self.album = album
     self.trackLength = trackLength
+  }
+
+  public var imageURL: URL? {
+    get { imageText.map(Self.url(from:)) }
+    set { imageText = newValue?.absoluteString }
+  }
+
+  public var audioURL: URL {
+    get { Self.url(from: audioText) }
+    set { audioText = newValue.absoluteString }
+  }
+
+  /// A URL's absolute text back into a URL; text that does not parse (never seen: the text
+  /// came from a URL) gives about:blank, which fails to play with a clear message.
+  private static func url(from text: String) -> URL {
+    URL(string: text) ?? URL(string: "about:blank")!
   }
 
   /// The same song with its like flipped and the count moved by one (never below zero).
@@ -54,6 +73,13 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable {
 extension Array where Element == Song {
   /// Applies locally stored likes (song id -> liked) over the values a source sent.
   public func applyingLocalLikes(_ likes: [String: Bool]) -> [Song] {
-    map { song in likes[song.id].map(song.applyingLocalLike) ?? song }
+    // In place, so that a feed's songs are not copied when no like touches them.
+    var songs = self
+    for index in indices {
+      if let liked = likes[self[index].id], liked != self[index].isLiked {
+        songs[index] = self[index].togglingLike()
+      }
+    }
+    return songs
   }
 }

@@ -99,4 +99,28 @@ struct SongTests {
     #expect([liked].applyingLocalLikes([liked.id: true]) == [liked])
     #expect([Self.base].applyingLocalLikes([Self.base.id: false]) == [Self.base])
   }
+
+  @Test(
+    "A song gives back the URLs it was made with (it keeps them as text)",
+    arguments: [
+      URL(string: "https://cdn1.example.com/a/b%20c.mp3?sig=x%2By&t=1#frag")!,
+      URL(string: "http://user@example.com:8080/p;q/%E4%B8%AD.mp3")!,
+      URL(string: "HTTPS://CDN.example.com/A.mp3")!,
+      URL(fileURLWithPath: "/home/ana/Music/a b/caf\u{e9} 100%.mp3"),
+      URL(fileURLWithPath: "/srv/music/[live] #1?.m4a"),
+    ])
+  func urlsRoundTrip(url: URL) {
+    var song = Song(
+      id: "a", title: "", displayName: "", handle: "", imageURL: url, audioURL: url)
+    for kept in [song.audioURL, song.imageURL] {
+      #expect(kept == url)
+      #expect(kept?.absoluteString == url.absoluteString)
+      #expect(kept?.path == url.path)
+      #expect(kept?.isFileURL == url.isFileURL)
+    }
+    song.imageURL = nil
+    #expect(song.imageURL == nil)
+    song.audioURL = URL(string: "https://cdn1.example.com/other.mp3")!
+    #expect(song.audioURL.absoluteString == "https://cdn1.example.com/other.mp3")
+  }
 }
