@@ -1,4 +1,5 @@
 import CCurl
+import CThreadName
 import Foundation
 
 /// Runs every transfer of one `HTTPClient` on a single thread with libcurl's multi interface.
@@ -23,8 +24,11 @@ final class CurlMultiLoop: @unchecked Sendable {
       pending.append(job)
       if !started {
         started = true
-        let thread = Thread { [self] in run() }
-        thread.name = "riffle.http"
+        let thread = Thread { [self] in
+          // Named for /proc and debuggers (Foundation's `name` does not reach the kernel here).
+          riffle_name_current_thread("riffle-http")
+          run()
+        }
         thread.start()
       }
     }

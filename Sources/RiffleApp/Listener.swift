@@ -1,3 +1,4 @@
+import CThreadName
 import Foundation
 import RiffleAPI
 import RiffleAudio
@@ -103,11 +104,12 @@ final class Listener: @unchecked Sendable {
 
     let capture = self.capture
     let thread = Thread {
+      // Named for /proc and debuggers (Foundation's `name` does not reach the kernel here).
+      riffle_name_current_thread("riffle-listen")
       Self.record(
         capture: capture, seconds: seconds, index: index, fingerprinter: store.fingerprinter,
         isCurrent: isCurrent, send: send)
     }
-    thread.name = "riffle.listen"
     thread.start()
   }
 

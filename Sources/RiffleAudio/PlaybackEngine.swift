@@ -1,3 +1,4 @@
+import CThreadName
 import Foundation
 import RiffleAPI
 
@@ -77,8 +78,11 @@ public final class PlaybackEngine: @unchecked Sendable {
       lock.broadcast()
     }
     startDownload(session, from: 0)
-    let thread = Thread { [self] in run(session) }
-    thread.name = "riffle.playback"
+    let thread = Thread { [self] in
+      // Named for /proc and debuggers (Foundation's `name` does not reach the kernel here).
+      riffle_name_current_thread("riffle-playback")
+      run(session)
+    }
     thread.start()
   }
 

@@ -1,4 +1,5 @@
 import CSystemd
+import CThreadName
 import Foundation
 
 #if canImport(Glibc)
@@ -43,8 +44,11 @@ public final class SessionBus: @unchecked Sendable {
     for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
     wakeRead = fds[0]
     wakeWrite = fds[1]
-    let thread = Thread { [self] in run() }
-    thread.name = "riffle-dbus"
+    let thread = Thread { [self] in
+      // Named for /proc and debuggers (Foundation's `name` does not reach the kernel here).
+      riffle_name_current_thread("riffle-dbus")
+      run()
+    }
     thread.start()
   }
 

@@ -1,0 +1,12 @@
+#define _GNU_SOURCE
+#include "CThreadName.h"
+
+#include <pthread.h>
+#include <string.h>
+
+void riffle_name_current_thread(const char *name) {
+  char shortened[16];
+  strncpy(shortened, name, sizeof shortened - 1);
+  shortened[sizeof shortened - 1] = '\0';
+  pthread_setname_np(pthread_self(), shortened);
+}
