@@ -33,8 +33,8 @@ let package = Package(
     // FFmpeg: AAC in MP4/M4A (iTunes previews) and the other formats mpg123 cannot decode.
     // Compiled against its headers, loaded with dlopen on first use (see CFFmpeg.h): linked, it
     // pulled some 120 libraries into every start.
-    // Names threads for /proc and debuggers (pthread_setname_np, a GNU extension).
-    .target(name: "CThreadName"),
+    // glibc calls Swift's Glibc module does not show: thread names, malloc arenas.
+    .target(name: "CLinux"),
     .target(
       name: "CFFmpeg",
       linkerSettings: [.linkedLibrary("dl")]),
@@ -67,13 +67,13 @@ let package = Package(
     // Pure Swift: songs, player state, the reducer, formatting, text rules.
     .target(name: "RiffleCore"),
     // The shared API client (libcurl), feed decoding, likes, XDG paths.
-    .target(name: "RiffleAPI", dependencies: ["RiffleCore", "CCurl", "CThreadName"]),
+    .target(name: "RiffleAPI", dependencies: ["RiffleCore", "CCurl", "CLinux"]),
     // The audio decoder module: bytes -> mpg123 or FFmpeg -> libao, and the playback engine;
     // recording through PulseAudio for "name that song".
     .target(
       name: "RiffleAudio",
       dependencies: [
-        "RiffleCore", "RiffleAPI", "CMPG123", "CFFmpeg", "CAO", "CPulseSimple", "CThreadName",
+        "RiffleCore", "RiffleAPI", "CMPG123", "CFFmpeg", "CAO", "CPulseSimple", "CLinux",
       ]),
     // Audio fingerprints: spectrogram peaks -> landmark hashes -> index -> match.
     .target(
@@ -87,16 +87,16 @@ let package = Package(
     .target(
       name: "RiffleApp",
       dependencies: [
-        "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleFingerprint", "CThreadName",
+        "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleFingerprint", "CLinux",
         .product(name: "TOMLKit", package: "TOMLKit"),
       ]),
     // The desktop: MPRIS 2 and notifications on the D-Bus session bus (sd-bus).
-    .target(name: "RiffleDesktop", dependencies: ["RiffleCore", "CSystemd", "CThreadName"]),
+    .target(name: "RiffleDesktop", dependencies: ["RiffleCore", "CSystemd", "CLinux"]),
     .executableTarget(
       name: "riffle",
       dependencies: [
         "RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleDesktop",
-        "RiffleFingerprint",
+        "RiffleFingerprint", "CLinux",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ]),
 

@@ -1,5 +1,5 @@
 import CCurl
-import CThreadName
+import CLinux
 import Foundation
 
 /// Runs every transfer of one `HTTPClient` on a single thread with libcurl's multi interface.

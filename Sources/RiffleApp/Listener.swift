@@ -1,4 +1,4 @@
-import CThreadName
+import CLinux
 import Foundation
 import RiffleAPI
 import RiffleAudio

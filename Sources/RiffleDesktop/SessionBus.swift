@@ -1,5 +1,5 @@
+import CLinux
 import CSystemd
-import CThreadName
 import Foundation
 
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CLinux
 import Foundation
 import RiffleAPI
 import RiffleApp
@@ -119,6 +120,10 @@ struct PlayerOptions: ParsableArguments {
 
   /// Starts the player on what `first` asks for and never returns.
   func launch(_ first: Opening) throws -> Never {
+    // glibc gives each thread that allocates its own malloc arena (up to 8 per core), each
+    // keeping a few hundred KB of free memory; the player's threads allocate little, so two
+    // arenas serve them all.
+    riffle_limit_malloc_arenas(2)
     let driver = AudioDriverChoice(argument: audio)!
     let captureChoice = CaptureChoice(argument: captureArgument)!
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {

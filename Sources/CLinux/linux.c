@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
-#include "CThreadName.h"
+#include "CLinux.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -10,3 +11,5 @@ void riffle_name_current_thread(const char *name) {
   shortened[sizeof shortened - 1] = '\0';
   pthread_setname_np(pthread_self(), shortened);
 }
+
+void riffle_limit_malloc_arenas(int count) { mallopt(M_ARENA_MAX, count); }
