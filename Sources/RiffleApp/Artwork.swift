@@ -17,6 +17,11 @@ public final class Artwork {
   private let load: Loader
   private let mode: ColorMode
   private let cache = CoverCache(capacity: 24)
+  /// Decoded images kept to render again at another size (a resize): the current page's and its
+  /// neighbours'. An image is large (a 600x600 cover is 1.4 MB of RGBA) where its cells are not
+  /// (60 KB at 80x24), so the cells are what is kept for paging back; an image dropped is
+  /// fetched again from the disk cache if it is needed.
+  public static let keptImages = 3
   private var images: [String: RGBAImage] = [:]
   private var imageOrder: [String] = []
   private var fetching: Set<String> = []
@@ -45,6 +50,8 @@ public final class Artwork {
     let key = CoverKey(songID: song.id, width: width, height: height, mode: mode)
     guard !cache.contains(key), !rendering.contains(key) else { return }
     if let image = images[song.id] {
+      imageOrder.removeAll { $0 == song.id }
+      imageOrder.append(song.id)
       render(image, key: key)
     } else if unavailable.contains(song.id) || song.imageURL == nil {
       // No cover to be had: a generated one, still drawn through chafa so it looks of a piece.
@@ -72,7 +79,7 @@ public final class Artwork {
       images[song.id] = image
       imageOrder.removeAll { $0 == song.id }
       imageOrder.append(song.id)
-      if imageOrder.count > 48 { images[imageOrder.removeFirst()] = nil }
+      while imageOrder.count > Self.keptImages { images[imageOrder.removeFirst()] = nil }
     } else {
       unavailable.insert(song.id)
     }
