@@ -16,7 +16,8 @@ public final class Artwork {
 
   private let load: Loader
   private let mode: ColorMode
-  private let cache = CoverCache(capacity: 24)
+  /// Rendered covers for paging back: the last 12 pages draw at once (under 5 MB at 200x60).
+  private let cache = CoverCache(capacity: 12)
   /// Decoded images kept to render again at another size (a resize): the current page's and its
   /// neighbours'. An image is large (a 600x600 cover is 1.4 MB of RGBA) where its cells are not
   /// (60 KB at 80x24), so the cells are what is kept for paging back; an image dropped is

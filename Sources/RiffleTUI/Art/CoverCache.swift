@@ -18,8 +18,8 @@ public struct CoverKey: Hashable, Sendable {
 /// Rendered covers, most recently used kept, so paging back to a song draws at once.
 ///
 /// Thread-safe: render on a background queue, read on the main queue. A cell is 32 bytes
-/// (its one-symbol text is stored inline), so a 200x60 entry is about 380 KB and the default
-/// 24 entries stay under 10 MB.
+/// (its one-symbol text is stored inline), so a 200x60 entry is about 380 KB and 24 entries stay
+/// under 10 MB; the player keeps 12.
 public final class CoverCache: @unchecked Sendable {
   public let capacity: Int
   private let lock = NSLock()
