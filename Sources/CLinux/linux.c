@@ -12,4 +12,7 @@ void riffle_name_current_thread(const char *name) {
   pthread_setname_np(pthread_self(), shortened);
 }
 
-void riffle_limit_malloc_arenas(int count) { mallopt(M_ARENA_MAX, count); }
+void riffle_tune_malloc(int arenas, int mmap_threshold) {
+  mallopt(M_ARENA_MAX, arenas);
+  mallopt(M_MMAP_THRESHOLD, mmap_threshold);
+}

@@ -120,10 +120,10 @@ struct PlayerOptions: ParsableArguments {
 
   /// Starts the player on what `first` asks for and never returns.
   func launch(_ first: Opening) throws -> Never {
-    // glibc gives each thread that allocates its own malloc arena (up to 8 per core), each
-    // keeping a few hundred KB of free memory; the player's threads allocate little, so two
-    // arenas serve them all.
-    riffle_limit_malloc_arenas(2)
+    // Two malloc arenas serve the player's threads (glibc would make one per allocating
+    // thread), and blocks of 128 KB and more are always mapped on their own so that a finished
+    // song's buffer goes back to the system (see CLinux.h).
+    riffle_tune_malloc(2, 128 * 1024)
     let driver = AudioDriverChoice(argument: audio)!
     let captureChoice = CaptureChoice(argument: captureArgument)!
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
