@@ -115,6 +115,12 @@ public struct Config: Equatable, Sendable {
     if let line = malformedTableHeader(in: text) {
       return (config, [Problem(line: line, message: "malformed table header (using the defaults)")])
     }
+    if let line = mismatchedBracket(in: text) {
+      return (
+        config,
+        [Problem(line: line, message: "a bracket closes what it did not open (using the defaults)")]
+      )
+    }
     let table: TOMLTable
     do {
       table = try TOMLTable(string: text)
@@ -192,6 +198,90 @@ public struct Config: Equatable, Sendable {
       if rest.first == "[" { rest = rest.dropFirst() }
       rest = rest.drop { $0 == " " || $0 == "\t" }
       if !startsKey(rest) { return number }
+    }
+    return nil
+  }
+
+  /// The line of a `}` that closes an array, or a `]` that closes an inline table, in a value.
+  ///
+  /// toml++ asserts on `}` where an array's next value should be (`next = ["Right",}]`): the
+  /// process aborts, in release builds too. Found by the `config` fuzz target. Valid TOML never
+  /// has such a bracket, so the file is refused before the parser sees it. Strings and comments
+  /// are skipped; a line starting with `[` while nothing is open is a table header (checked by
+  /// `malformedTableHeader`).
+  static func mismatchedBracket(in text: String) -> Int? {
+    let scalars = Array(text.unicodeScalars)
+    var open: [Unicode.Scalar] = []
+    var line = 1
+    var lineStart = true
+    var index = 0
+    func skipToLineEnd() {
+      while index < scalars.count, scalars[index] != "\n" { index += 1 }
+    }
+    /// Skips a string starting at `index` (its opening quote), counting the lines it spans.
+    func skipString() {
+      let quote = scalars[index]
+      let triple =
+        index + 2 < scalars.count && scalars[index + 1] == quote && scalars[index + 2] == quote
+      index += triple ? 3 : 1
+      while index < scalars.count {
+        let scalar = scalars[index]
+        if scalar == "\\" && quote == "\"" {
+          if index + 1 < scalars.count, scalars[index + 1] == "\n" { line += 1 }
+          index += 2
+          continue
+        }
+        if scalar == "\n" {
+          if !triple { return }  // unterminated: the parser reports it
+          line += 1
+        }
+        if scalar == quote {
+          if !triple {
+            index += 1
+            return
+          }
+          if index + 2 < scalars.count, scalars[index + 1] == quote, scalars[index + 2] == quote {
+            index += 3
+            return
+          }
+        }
+        index += 1
+      }
+    }
+    while index < scalars.count {
+      let scalar = scalars[index]
+      switch scalar {
+      case "\n":
+        line += 1
+        lineStart = true
+        index += 1
+        continue
+      case " ", "\t", "\r":
+        index += 1
+        continue
+      default:
+        break
+      }
+      defer { lineStart = false }
+      switch scalar {
+      case "[" where lineStart && open.isEmpty:
+        skipToLineEnd()
+      case "#":
+        skipToLineEnd()
+      case "\"", "'":
+        skipString()
+      case "[", "{":
+        open.append(scalar)
+        index += 1
+      case "]", "}":
+        if let last = open.last {
+          guard (last == "[") == (scalar == "]") else { return line }
+          open.removeLast()
+        }
+        index += 1
+      default:
+        index += 1
+      }
     }
     return nil
   }

@@ -472,6 +472,38 @@ struct ConfigHelpTests {
     #expect(problems.first?.message.contains("malformed table header") == true)
   }
 
+  @Test(
+    "A bracket closing what it did not open is reported with its line, not handed to the parser",
+    arguments: [
+      ("[keys]\nnext = [\"Right\",}]\n", 2),
+      // The fuzz target's input that aborted the parser.
+      (
+        "[keys]\nnext = [\"Right\",}]\nlik=1}]\nlike = \"Ctrl-\"\"[theme]\naccent = \"#]zzzzz\"\n"
+          + "backretryground = 998\nunknown = 1\n[[key]C]\n", 2
+      ),
+      ("[keys]\nnext = [\n  \"Right\",\n  \"l\" # ] }\n}\n", 5),
+      ("[theme]\naccent = { a = 1 ]\n", 2),
+      ("a = \"\"\"\n]\n\"\"\"\nb = [ [ 1 }, 2 ]\n", 4),
+    ])
+  func mismatchedBracket(_ text: String, line: Int) {
+    let (config, problems) = Config.parse(text)
+    #expect(config == Config())
+    #expect(problems.map(\.line) == [line])
+    #expect(problems.first?.message.contains("a bracket closes what it did not open") == true)
+  }
+
+  @Test("Brackets inside strings and comments, nested arrays and inline tables pass the check")
+  func balancedBrackets() {
+    for text in [
+      "[keys]\nnext = [\"Right\", \"]\", \"}\"]  # ] }\n",
+      "a = [[1, 2], [3, {b = 4}]]\n[theme]\nc = { d = [1, 2], e = \"}\" }\n",
+      "a = '''\n] }\n'''\nb = \"\"\"\n\\\"\"\" ] \"\"\"\n",
+      "a = [\n  1,\n  [2],\n]\n[[t]]\nx = 1\n",
+    ] {
+      #expect(Config.mismatchedBracket(in: text) == nil, "\(text)")
+    }
+  }
+
   @Test("Headers that start with a key, a quote or a bracket pass the check")
   func wellFormedHeaders() {
     for text in ["[keys]", "  [[a]]", "[ \"quoted\" ]", "['lit']", "[_x-1]", "[]", "["] {
