@@ -155,8 +155,10 @@ public final class PlayerViewModel {
     let pace: TickerPace
     if state.isAnimating || motion.isAnimating {
       pace = .animation
+      progressWake = nil
     } else if state.needsSpinner {
       pace = .spinner
+      progressWake = nil
     } else {
       // Set again only when what it was worked out from changed (each tick clears it), so
       // actions between ticks leave the wake-up where it is.
@@ -171,7 +173,6 @@ public final class PlayerViewModel {
         position: state.position, duration: state.duration, barCells: cells ?? 0)
       pace = .once(after: max(ProgressPacing.shortestWait, wait + ProgressPacing.margin))
     }
-    if case .once = pace {} else { progressWake = nil }
     ticker.start(pace) { [weak self] in self?.tick() }
   }
 
