@@ -6,65 +6,6 @@ import RiffleTestSupport
   import Glibc
 #endif
 
-/// What the kernel says a process has used so far, read from /proc.
-struct ProcessUsage {
-  /// utime + stime of every thread, live or ended, in seconds (clock ticks).
-  var cpu: Double
-  /// Voluntary and involuntary context switches of each live thread, by thread id: each one
-  /// is the thread going to sleep or being put aside, so their rate counts wake-ups.
-  var switches: [String: Int]
-  /// Resident memory now and at its peak, in bytes.
-  var resident: Int
-  var peakResident: Int
-
-  /// Context switches since `earlier`: threads started since count from zero; the last
-  /// switches of threads that ended in between are missed.
-  func switches(since earlier: ProcessUsage) -> Int {
-    switches.reduce(0) { $0 + $1.value - (earlier.switches[$1.key] ?? 0) }
-  }
-
-  static let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
-
-  static func read(_ pid: pid_t) -> ProcessUsage? {
-    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-      let close = stat.lastIndex(of: ")")
-    else { return nil }
-    // Fields after "pid (comm)": state is field 3, utime 14, stime 15.
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    guard fields.count > 13, let utime = Double(fields[11]), let stime = Double(fields[12]) else {
-      return nil
-    }
-    var usage = ProcessUsage(
-      cpu: (utime + stime) / ticksPerSecond, switches: [:], resident: 0, peakResident: 0)
-    let status = statusFields(pid: pid, thread: nil)
-    usage.resident = (status["VmRSS"] ?? 0) * 1024
-    usage.peakResident = (status["VmHWM"] ?? 0) * 1024
-    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-    for task in tasks {
-      let fields = statusFields(pid: pid, thread: task)
-      usage.switches[task] =
-        (fields["voluntary_ctxt_switches"] ?? 0) + (fields["nonvoluntary_ctxt_switches"] ?? 0)
-    }
-    return usage
-  }
-
-  /// The numeric fields of /proc/PID/status (or of one thread's), without units.
-  private static func statusFields(pid: pid_t, thread: String?) -> [String: Int] {
-    let path = thread.map { "/proc/\(pid)/task/\($0)/status" } ?? "/proc/\(pid)/status"
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return [:] }
-    var fields: [String: Int] = [:]
-    for line in text.split(separator: "\n") {
-      let parts = line.split(separator: ":", maxSplits: 1)
-      guard parts.count == 2 else { continue }
-      let number = parts[1].split(whereSeparator: { $0 == " " || $0 == "\t" }).first.flatMap {
-        Int($0)
-      }
-      if let number { fields[String(parts[0])] = number }
-    }
-    return fields
-  }
-}
-
 /// Seconds on CLOCK_MONOTONIC, the clock of the player's trace marks.
 func monotonic() -> Double { Double(Trace.now()) / 1e9 }
 
@@ -80,25 +21,8 @@ func poll<T>(timeout: Double, _ body: () -> T?) -> T? {
   return body()
 }
 
-/// The `RIFFLE_TRACE` file of one run of the player: its marks, by event.
-struct TraceFile {
-  let url: URL
-
-  /// Every mark as (seconds, event words).
-  func marks() -> [(time: Double, words: [String])] {
-    guard let text = try? String(contentsOf: url, encoding: .utf8) else { return [] }
-    return text.split(separator: "\n").compactMap { line in
-      let words = line.split(separator: " ").map(String.init)
-      guard words.count >= 2, let ns = Double(words[0]) else { return nil }
-      return (ns / 1e9, Array(words.dropFirst()))
-    }
-  }
-
-  /// The time of the first mark that is exactly `words`.
-  func time(of words: String...) -> Double? {
-    marks().first { $0.words == words }?.time
-  }
-
+/// What the benchmark asks of a run's trace beyond its marks.
+extension TraceFile {
   var pid: pid_t? {
     marks().first { $0.words.first == "start" }.flatMap { Int32($0.words[1]) }
   }

@@ -197,13 +197,8 @@ final class SystemFigures {
     let elapsed = monotonic() - t0
     if ProcessInfo.processInfo.environment["RIFFLE_BENCH_THREADS"] != nil {
       // Which threads woke: context switches per thread over the window, by name.
-      for (task, count) in end.switches.sorted(by: { $0.key < $1.key }) {
-        let name = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))
-        let woke = count - (start.switches[task] ?? 0)
-        FileHandle.standardError.write(
-          Data(
-            "thread \(task) \(name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"): \(woke)\n"
-              .utf8))
+      for (thread, name, woke) in end.woken(since: start) {
+        FileHandle.standardError.write(Data("thread \(thread) \(name): \(woke)\n".utf8))
       }
     }
     return (Double(end.switches(since: start)) / elapsed, (end.cpu - start.cpu) / elapsed)

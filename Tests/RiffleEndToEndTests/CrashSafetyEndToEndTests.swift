@@ -161,8 +161,7 @@ struct CrashSafetyEndToEndTests {
   }
 
   static func traceMarks(_ trace: URL) -> [[String]] {
-    let text = (try? String(contentsOf: trace, encoding: .utf8)) ?? ""
-    return text.split(separator: "\n").map { $0.split(separator: " ").dropFirst().map(String.init) }
+    TraceFile(url: trace).marks().map(\.words)
   }
 
   static func confirmedLikes(in trace: URL) -> [[String]] {

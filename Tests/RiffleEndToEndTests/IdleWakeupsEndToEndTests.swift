@@ -74,7 +74,7 @@ struct IdleWakeupsEndToEndTests {
   /// Waits until the trace holds a line whose event is `event`.
   static func waitForMark(_ event: String, in trace: URL, timeout: Double = 20) throws {
     let deadline = Date().addingTimeInterval(timeout)
-    while !CrashSafetyEndToEndTests.traceMarks(trace).contains(where: { $0.first == event }) {
+    while !TraceFile(url: trace).marks().contains(where: { $0.words.first == event }) {
       guard Date() < deadline else { throw TmuxError("no \(event) mark in the trace") }
       usleep(50_000)
     }
@@ -84,46 +84,13 @@ struct IdleWakeupsEndToEndTests {
   /// that lived through the window, plus all of those that started in it) and per thread.
   static func wakeups(of pid: pid_t) throws -> (total: Int, detail: String) {
     usleep(UInt32(settle * 1_000_000))
-    let before = switches(of: pid)
-    try #require(!before.isEmpty, "the player is not running")
+    let before = try #require(ProcessUsage.read(pid), "the player is not running")
     usleep(UInt32(window * 1_000_000))
-    let after = switches(of: pid)
-    try #require(!after.isEmpty, "the player ended")
-    var total = 0
-    var detail: [String] = []
-    for (task, (name, count)) in after.sorted(by: { $0.key < $1.key }) {
-      let woke = count - (before[task]?.count ?? 0)
-      total += woke
-      if woke > 0 { detail.append("\(task) \(name): \(woke)") }
-    }
-    return (total, detail.isEmpty ? "none" : detail.joined(separator: ", "))
-  }
-
-  /// Thread id to (name, voluntary + involuntary context switches).
-  static func switches(of pid: pid_t) -> [Int: (name: String, count: Int)] {
-    let folder = "/proc/\(pid)/task"
-    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
-      return [:]
-    }
-    var result: [Int: (name: String, count: Int)] = [:]
-    for task in tasks {
-      guard let id = Int(task),
-        let status = try? String(contentsOfFile: "\(folder)/\(task)/status", encoding: .utf8)
-      else { continue }
-      var name = "?"
-      var count = 0
-      for line in status.split(separator: "\n") {
-        let fields = line.split(separator: ":", maxSplits: 1)
-        guard fields.count == 2 else { continue }
-        let value = fields[1].trimmingCharacters(in: .whitespaces)
-        switch fields[0] {
-        case "Name": name = value
-        case "voluntary_ctxt_switches", "nonvoluntary_ctxt_switches": count += Int(value) ?? 0
-        default: break
-        }
-      }
-      result[id] = (name, count)
-    }
-    return result
+    let after = try #require(ProcessUsage.read(pid), "the player ended")
+    let woken = after.woken(since: before)
+    let detail = woken.map { "\($0.thread) \($0.name): \($0.count)" }
+    return (
+      after.switches(since: before), detail.isEmpty ? "none" : detail.joined(separator: ", ")
+    )
   }
 }
