@@ -22,9 +22,6 @@ let package = Package(
       name: "CNCurses", pkgConfig: "ncursesw",
       providers: [.apt(["libncurses-dev"])]),
     .systemLibrary(
-      name: "CCurl", pkgConfig: "libcurl",
-      providers: [.apt(["libcurl4-openssl-dev"])]),
-    .systemLibrary(
       name: "CAO", pkgConfig: "ao",
       providers: [.apt(["libao-dev"])]),
     .systemLibrary(
@@ -33,11 +30,13 @@ let package = Package(
     // FFmpeg: AAC in MP4/M4A (iTunes previews) and the other formats mpg123 cannot decode.
     // Compiled against its headers, loaded with dlopen on first use (see CFFmpeg.h): linked, it
     // pulled some 120 libraries into every start.
-    // glibc calls Swift's Glibc module does not show: thread names, malloc arenas.
-    .target(name: "CLinux"),
-    .target(
-      name: "CFFmpeg",
-      linkerSettings: [.linkedLibrary("dl")]),
+    // glibc calls Swift's Glibc module does not show: thread names, malloc arenas, and the
+    // loader for C libraries opened on first use.
+    .target(name: "CLinux", linkerSettings: [.linkedLibrary("dl")]),
+    // libcurl (libcurl4-openssl-dev): compiled against its headers, loaded with dlopen by the
+    // first transfer (see CCurl.h): linked, it brought 30 libraries into every start.
+    .target(name: "CCurl", dependencies: ["CLinux"]),
+    .target(name: "CFFmpeg", dependencies: ["CLinux"]),
     // Cover art: chafa turns pixels into cells (it needs glib's headers too); the decoders.
     .systemLibrary(
       name: "CChafa", pkgConfig: "chafa",
@@ -55,10 +54,9 @@ let package = Package(
     .systemLibrary(
       name: "CSystemd", pkgConfig: "libsystemd",
       providers: [.apt(["libsystemd-dev"])]),
-    // Recording for "name that song": PulseAudio's simple API.
-    .systemLibrary(
-      name: "CPulseSimple", pkgConfig: "libpulse-simple",
-      providers: [.apt(["libpulse-dev"])]),
+    // PulseAudio's simple API (libpulse-dev): playback and recording for "name that song".
+    // Compiled against its headers, loaded with dlopen by the first stream (see CPulseSimple.h).
+    .target(name: "CPulseSimple", dependencies: ["CLinux"]),
     // Fingerprints: FFTW's single-precision transforms.
     .systemLibrary(
       name: "CFFTW", pkgConfig: "fftw3f",

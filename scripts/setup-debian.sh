@@ -18,7 +18,7 @@ packages=(
   libsystemd-dev      # sd-bus: MPRIS and notifications on the D-Bus session bus
   make                # make install / uninstall
   libfftw3-dev        # fingerprints: the short-time spectra (FFTW, single precision)
-  libpulse-dev        # recording for "name that song" (PulseAudio's simple API)
+  libpulse-dev        # PulseAudio's simple API: playback, and recording for "name that song"
   ncurses-term        # terminfo for tmux-256color, xterm-direct, ...
   tmux                # the end-to-end tests drive the real screen through it
   mpg123              # tests compare Riffle's decoded audio with mpg123's own

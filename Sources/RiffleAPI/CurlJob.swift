@@ -1,14 +1,16 @@
 import CCurl
 import Foundation
 
-/// One libcurl easy transfer: set up by `start`, driven by `CurlMultiLoop`, ended by `finish`.
-/// Everything here runs on the loop's thread.
+/// One libcurl easy transfer (http or https): set up by `start`, driven by `TransferLoop`, ended
+/// by `finish`. Everything here runs on the loop's thread.
 final class CurlJob: @unchecked Sendable {
   let client: HTTPClient
   let request: HTTPRequest
   let handlers: StreamHandlers
   let transfer: Transfer
 
+  /// libcurl's functions, set by `start`.
+  private var library: UnsafePointer<RiffleCurl>?
   private var handle: UnsafeMutableRawPointer?
   private var headerList: UnsafeMutablePointer<curl_slist>?
   private var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
@@ -30,62 +32,60 @@ final class CurlJob: @unchecked Sendable {
     self.body = request.body ?? Data()
   }
 
-  /// Makes the easy handle; nil when the job ended at once (bad URL, no handle).
-  func start() -> UnsafeMutableRawPointer? {
-    guard let scheme = request.url.scheme?.lowercased(), ["http", "https", "file"].contains(scheme)
-    else {
-      complete(.unsupportedURL(request.url.absoluteString))
-      return nil
-    }
-    guard let curl = curl_easy_init() else {
+  /// Makes the easy handle with libcurl's functions `c`; nil when the job ended at once.
+  func start(_ library: UnsafePointer<RiffleCurl>) -> UnsafeMutableRawPointer? {
+    self.library = library
+    let c = library.pointee
+    guard let curl = c.curl_easy_init() else {
       complete(.transport("cannot start a transfer"))
       return nil
     }
     handle = curl
     let me = Unmanaged.passUnretained(self).toOpaque()
-    riffle_curl_setopt_string(curl, CURLOPT_URL, request.url.absoluteString)
-    riffle_curl_setopt_string(curl, CURLOPT_PROTOCOLS_STR, "http,https,file")
-    riffle_curl_setopt_string(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-    riffle_curl_setopt_long(curl, CURLOPT_FOLLOWLOCATION, 1)
-    riffle_curl_setopt_long(curl, CURLOPT_MAXREDIRS, 5)
-    riffle_curl_setopt_long(curl, CURLOPT_NOSIGNAL, 1)
-    riffle_curl_setopt_long(curl, CURLOPT_SSL_VERIFYPEER, 1)
-    riffle_curl_setopt_long(curl, CURLOPT_SSL_VERIFYHOST, 2)
-    riffle_curl_setopt_string(curl, CURLOPT_USERAGENT, client.userAgent)
-    riffle_curl_setopt_string(curl, CURLOPT_ACCEPT_ENCODING, "")  // every encoding curl decodes
-    riffle_curl_setopt_long(curl, CURLOPT_CONNECTTIMEOUT, client.connectTimeout)
+    riffle_curl_setopt_string(library, curl, CURLOPT_URL, request.url.absoluteString)
+    riffle_curl_setopt_string(library, curl, CURLOPT_PROTOCOLS_STR, "http,https")
+    riffle_curl_setopt_string(library, curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+    riffle_curl_setopt_long(library, curl, CURLOPT_FOLLOWLOCATION, 1)
+    riffle_curl_setopt_long(library, curl, CURLOPT_MAXREDIRS, 5)
+    riffle_curl_setopt_long(library, curl, CURLOPT_NOSIGNAL, 1)
+    riffle_curl_setopt_long(library, curl, CURLOPT_SSL_VERIFYPEER, 1)
+    riffle_curl_setopt_long(library, curl, CURLOPT_SSL_VERIFYHOST, 2)
+    riffle_curl_setopt_string(library, curl, CURLOPT_USERAGENT, client.userAgent)
+    // "": every encoding curl decodes.
+    riffle_curl_setopt_string(library, curl, CURLOPT_ACCEPT_ENCODING, "")
+    riffle_curl_setopt_long(library, curl, CURLOPT_CONNECTTIMEOUT, client.connectTimeout)
     // A stall timeout rather than a total one: under 1 byte/s for stallTimeout seconds fails.
-    riffle_curl_setopt_long(curl, CURLOPT_LOW_SPEED_LIMIT, 1)
-    riffle_curl_setopt_long(curl, CURLOPT_LOW_SPEED_TIME, client.stallTimeout)
+    riffle_curl_setopt_long(library, curl, CURLOPT_LOW_SPEED_LIMIT, 1)
+    riffle_curl_setopt_long(library, curl, CURLOPT_LOW_SPEED_TIME, client.stallTimeout)
     errorBuffer.withUnsafeMutableBufferPointer {
-      _ = riffle_curl_setopt_pointer(curl, CURLOPT_ERRORBUFFER, $0.baseAddress)
+      _ = riffle_curl_setopt_pointer(library, curl, CURLOPT_ERRORBUFFER, $0.baseAddress)
     }
-    riffle_curl_setopt_data_cb(curl, CURLOPT_WRITEFUNCTION, CurlJob.writeCallback)
-    riffle_curl_setopt_pointer(curl, CURLOPT_WRITEDATA, me)
-    riffle_curl_setopt_long(curl, CURLOPT_NOPROGRESS, 0)
-    riffle_curl_setopt_xferinfo_cb(curl, CurlJob.progressCallback)
-    riffle_curl_setopt_pointer(curl, CURLOPT_XFERINFODATA, me)
-    riffle_curl_setopt_pointer(curl, CURLOPT_PRIVATE, me)
+    riffle_curl_setopt_data_cb(library, curl, CURLOPT_WRITEFUNCTION, CurlJob.writeCallback)
+    riffle_curl_setopt_pointer(library, curl, CURLOPT_WRITEDATA, me)
+    riffle_curl_setopt_long(library, curl, CURLOPT_NOPROGRESS, 0)
+    riffle_curl_setopt_xferinfo_cb(library, curl, CurlJob.progressCallback)
+    riffle_curl_setopt_pointer(library, curl, CURLOPT_XFERINFODATA, me)
+    riffle_curl_setopt_pointer(library, curl, CURLOPT_PRIVATE, me)
     if request.offset > 0 {
-      riffle_curl_setopt_off(curl, CURLOPT_RESUME_FROM_LARGE, curl_off_t(request.offset))
+      riffle_curl_setopt_off(library, curl, CURLOPT_RESUME_FROM_LARGE, curl_off_t(request.offset))
     }
     for (name, value) in request.headers {
-      headerList = curl_slist_append(headerList, "\(name): \(value)")
+      headerList = c.curl_slist_append(headerList, "\(name): \(value)")
     }
-    if let list = headerList { riffle_curl_setopt_pointer(curl, CURLOPT_HTTPHEADER, list) }
+    if let list = headerList { riffle_curl_setopt_pointer(library, curl, CURLOPT_HTTPHEADER, list) }
 
     let method = request.method.uppercased()
     switch method {
     case "GET": break
-    case "HEAD": riffle_curl_setopt_long(curl, CURLOPT_NOBODY, 1)
-    case "POST": riffle_curl_setopt_long(curl, CURLOPT_POST, 1)
-    default: riffle_curl_setopt_string(curl, CURLOPT_CUSTOMREQUEST, method)
+    case "HEAD": riffle_curl_setopt_long(library, curl, CURLOPT_NOBODY, 1)
+    case "POST": riffle_curl_setopt_long(library, curl, CURLOPT_POST, 1)
+    default: riffle_curl_setopt_string(library, curl, CURLOPT_CUSTOMREQUEST, method)
     }
     if method != "GET" && method != "HEAD" {
       // The body lives in this job until curl is done with the handle.
-      riffle_curl_setopt_off(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
+      riffle_curl_setopt_off(library, curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
       body.withUnsafeMutableBytes {
-        _ = riffle_curl_setopt_pointer(curl, CURLOPT_COPYPOSTFIELDS, $0.baseAddress)
+        _ = riffle_curl_setopt_pointer(library, curl, CURLOPT_COPYPOSTFIELDS, $0.baseAddress)
       }
     }
     // The loop keeps the job alive until finish().
@@ -93,11 +93,24 @@ final class CurlJob: @unchecked Sendable {
     return curl
   }
 
+  /// Why the job cannot be started at all (a scheme other than http and https), if it cannot:
+  /// the loop then refuses it without loading libcurl.
+  var refusal: HTTPError? {
+    let scheme = request.url.scheme?.lowercased()
+    return scheme == "http" || scheme == "https"
+      ? nil : .unsupportedURL(request.url.absoluteString)
+  }
+
+  /// Ends the transfer before it started, with `error`.
+  func refuse(_ error: HTTPError) {
+    complete(error)
+  }
+
   /// Ends the transfer with curl's result and frees the handle.
   func finish(_ code: CURLcode) {
     defer {
-      if let handle { curl_easy_cleanup(handle) }
-      curl_slist_free_all(headerList)
+      if let handle { library?.pointee.curl_easy_cleanup(handle) }
+      library?.pointee.curl_slist_free_all(headerList)
       handle = nil
       headerList = nil
       Unmanaged.passUnretained(self).release()
@@ -119,7 +132,7 @@ final class CurlJob: @unchecked Sendable {
       let detail = String(
         decoding: errorBuffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) },
         as: UTF8.self)
-      complete(Self.map(code, host: host, path: request.url.path, detail: detail))
+      complete(Self.map(code, host: host, detail: detail, library: library))
     }
   }
 
@@ -132,24 +145,19 @@ final class CurlJob: @unchecked Sendable {
   /// Called once the headers are in: reports status and length, and decides on error statuses.
   private func startResponse() {
     responded = true
-    guard let curl = handle else { return }
+    guard let library, let curl = handle else { return }
     var status = 0
-    riffle_curl_getinfo_long(curl, CURLINFO_RESPONSE_CODE, &status)
+    riffle_curl_getinfo_long(library, curl, CURLINFO_RESPONSE_CODE, &status)
     var typePointer: UnsafeMutablePointer<CChar>? = nil
-    riffle_curl_getinfo_string(curl, CURLINFO_CONTENT_TYPE, &typePointer)
+    riffle_curl_getinfo_string(library, curl, CURLINFO_CONTENT_TYPE, &typePointer)
     let contentType = typePointer.map { String(cString: $0) }  // copied: it lives in the handle
     var length: curl_off_t = -1
-    riffle_curl_getinfo_off(curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
-    if request.url.isFileURL {
-      // curl reports no status for files: a file that opened is a 200.
-      status = 200
-    } else if status == 0 {
-      return
-    }
+    riffle_curl_getinfo_off(library, curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length)
+    if status == 0 { return }
     if status >= 400 {
       errorStatus = status
       var after: curl_off_t = -1
-      riffle_curl_getinfo_off(curl, CURLINFO_RETRY_AFTER, &after)
+      riffle_curl_getinfo_off(library, curl, CURLINFO_RETRY_AFTER, &after)
       if after > 0 { retryAfter = Int(after) }
       return
     }
@@ -193,7 +201,9 @@ final class CurlJob: @unchecked Sendable {
     return job.transfer.isCancelled ? 1 : 0
   }
 
-  static func map(_ code: CURLcode, host: String, path: String, detail: String) -> HTTPError {
+  static func map(
+    _ code: CURLcode, host: String, detail: String, library: UnsafePointer<RiffleCurl>?
+  ) -> HTTPError {
     switch code {
     case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_PROXY:
       return .noConnection(host: host)
@@ -201,11 +211,14 @@ final class CurlJob: @unchecked Sendable {
     case CURLE_TOO_MANY_REDIRECTS: return .tooManyRedirects(host: host)
     case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_SEND_ERROR:
       return .connectionLost(host: host)
-    case CURLE_FILE_COULDNT_READ_FILE, CURLE_READ_ERROR: return .fileUnreadable(path: path)
     case CURLE_UNSUPPORTED_PROTOCOL, CURLE_URL_MALFORMAT:
       return .unsupportedURL(host)
     default:
-      let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+      let text =
+        detail.isEmpty
+        ? library?.pointee.curl_easy_strerror(code).map { String(cString: $0) }
+          ?? "curl error \(code.rawValue)"
+        : detail
       return .transport(text)
     }
   }

@@ -1,4 +1,3 @@
-import CCurl
 import Foundation
 
 /// What came back from a finished transfer.
@@ -129,10 +128,12 @@ public struct StreamHandlers: Sendable {
   }
 }
 
-/// The one HTTP client every part of Riffle uses: libcurl underneath, each transfer on a thread
-/// of its own so nothing waits on the main queue.
+/// The one HTTP client every part of Riffle uses: libcurl underneath (loaded by the first
+/// http(s) transfer), every transfer on the client's own thread so nothing waits on the main
+/// queue.
 ///
-/// http://, https:// and file:// URLs are allowed; redirects go to http(s) only, at most 5.
+/// http://, https:// and file:// URLs are allowed (files are read without curl, see `FileJob`);
+/// redirects go to http(s) only, at most 5.
 /// TLS is always verified. Instead of one total timeout there is a connect timeout and a stall
 /// timeout (no bytes for that long), so long downloads on slow links still finish.
 public final class HTTPClient: Sendable {
@@ -141,21 +142,16 @@ public final class HTTPClient: Sendable {
   public let userAgent: String
   public let connectTimeout: Int
   public let stallTimeout: Int
-  private let loop = CurlMultiLoop()
+  private let loop = TransferLoop()
 
   public init(
     userAgent: String = "Riffle/\(RiffleVersion.string)", connectTimeout: Int = 10,
     stallTimeout: Int = 20
   ) {
-    _ = HTTPClient.globalInit
     self.userAgent = userAgent
     self.connectTimeout = connectTimeout
     self.stallTimeout = stallTimeout
   }
-
-  private static let globalInit: Void = {
-    curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-  }()
 
   /// Fetches a whole body. The completion runs on the transfer's thread.
   @discardableResult
@@ -198,7 +194,11 @@ public final class HTTPClient: Sendable {
   public func stream(_ request: HTTPRequest, handlers: StreamHandlers) -> Transfer {
     let loop = self.loop
     let transfer = Transfer(onCancel: { loop.wake() })
-    loop.add(CurlJob(client: self, request: request, handlers: handlers, transfer: transfer))
+    if request.url.isFileURL {
+      loop.add(FileJob(request: request, handlers: handlers, transfer: transfer))
+    } else {
+      loop.add(CurlJob(client: self, request: request, handlers: handlers, transfer: transfer))
+    }
     return transfer
   }
 }

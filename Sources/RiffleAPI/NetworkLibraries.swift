@@ -1,12 +1,17 @@
 import CCurl
 import RiffleCore
 
-/// The C libraries RiffleAPI runs with, for `riffle --version`.
+/// The C libraries RiffleAPI runs with, for `riffle --version` and `riffle doctor`.
 public enum NetworkLibraries {
+  /// libcurl (loaded here if no transfer has needed it yet), with its TLS, zlib and nghttp2;
+  /// when it cannot be loaded, why.
   public static var linked: [LinkedLibrary] {
-    let function: @convention(c) () -> UnsafeMutablePointer<CChar>? = curl_version
-    guard let info = riffle_curl_version_info()?.pointee else {
-      return [LinkedLibrary(name: "libcurl", version: nil, function: function)]
+    guard let table = riffle_curl() else {
+      return [LinkedLibrary(name: "libcurl", version: "not loaded: \(problemText)", address: 0)]
+    }
+    let c = table.pointee
+    guard let info = riffle_curl_version_info(table)?.pointee else {
+      return [LinkedLibrary(name: "libcurl", version: nil, function: c.curl_version)]
     }
     let parts = [
       ("", info.ssl_version), ("zlib/", info.libz_version), ("nghttp2/", info.nghttp2_version),
@@ -15,7 +20,25 @@ public enum NetworkLibraries {
     return [
       LinkedLibrary(
         name: "libcurl", version: info.version.map { String(cString: $0) },
-        detail: parts.isEmpty ? nil : parts.joined(separator: ", "), function: function)
+        detail: parts.isEmpty ? nil : parts.joined(separator: ", "), function: c.curl_version)
     ]
+  }
+
+  /// The soname Riffle loads libcurl by ("libcurl.so.4").
+  public static var curlSoname: String { String(cString: riffle_curl_soname()) }
+
+  /// Whether libcurl loads and has every function Riffle calls, from `directory` or, when nil,
+  /// the loader's usual search path: nil when it does, else why not.
+  public static func curlProblem(loadingFrom directory: String? = nil) -> String? {
+    var error = [CChar](repeating: 0, count: 512)
+    let status = error.withUnsafeMutableBufferPointer { buffer in
+      riffle_curl_probe(directory, buffer.baseAddress!, buffer.count)
+    }
+    guard status != 0 else { return nil }
+    return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
+
+  private static var problemText: String {
+    riffle_curl_error().map { String(cString: $0) } ?? "unknown error"
   }
 }

@@ -53,13 +53,16 @@ final class PulseCapture: AudioCapture {
   static let blockFrames = PCMFormat.sampleRate / 10
 
   init() throws {
+    guard let pulse = riffle_pulse() else {
+      let reason = riffle_pulse_error().map { String(cString: $0) } ?? "unknown error"
+      throw CaptureError("No capture device (PulseAudio's library cannot be loaded: \(reason))")
+    }
     var error: Int32 = 0
     guard
       let handle = riffle_pa_open_record(
-        "Riffle", "Name that song", UInt32(PCMFormat.sampleRate), &error)
+        pulse, "Riffle", "Name that song", UInt32(PCMFormat.sampleRate), &error)
     else {
-      throw CaptureError(
-        "No capture device (PulseAudio: \(String(cString: pa_strerror(error))))")
+      throw CaptureError("No capture device (PulseAudio: \(PulseLibrary.describe(error)))")
     }
     self.handle = handle
   }
@@ -69,16 +72,16 @@ final class PulseCapture: AudioCapture {
     var block = [Int16](repeating: 0, count: Self.blockFrames)
     var error: Int32 = 0
     let status = block.withUnsafeMutableBytes {
-      pa_simple_read(handle, $0.baseAddress, $0.count, &error)
+      PulseLibrary.functions.pa_simple_read(handle, $0.baseAddress, $0.count, &error)
     }
     guard status >= 0 else {
-      throw CaptureError("Recording stopped (PulseAudio: \(String(cString: pa_strerror(error))))")
+      throw CaptureError("Recording stopped (PulseAudio: \(PulseLibrary.describe(error)))")
     }
     return block
   }
 
   func close() {
-    if let handle { pa_simple_free(handle) }
+    if let handle { PulseLibrary.functions.pa_simple_free(handle) }
     handle = nil
   }
 

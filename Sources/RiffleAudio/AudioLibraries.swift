@@ -14,16 +14,23 @@ public enum AudioLibraries {
   public static var linked: [LinkedLibrary] {
     let mpg123: @convention(c) () -> Int32 = mpg123_init
     let ao: @convention(c) () -> Void = ao_initialize
-    let pulse: @convention(c) () -> UnsafePointer<CChar>? = pa_get_library_version
     return [LinkedLibrary(name: "libmpg123", version: mpg123Version(), function: mpg123)]
       + ffmpeg + [
-        // Recording for "name that song".
-        LinkedLibrary(
-          name: "libpulse", version: pa_get_library_version().map { String(cString: $0) },
-          function: pulse),
+        pulse,
         // libao has no call that tells its version; the file name will.
         LinkedLibrary(name: "libao", version: nil, function: ao),
       ]
+  }
+
+  /// libpulse (loaded here if no stream has needed it yet): playback and recording.
+  private static var pulse: LinkedLibrary {
+    guard let table = riffle_pulse() else {
+      let reason = riffle_pulse_error().map { String(cString: $0) } ?? "unknown error"
+      return LinkedLibrary(name: "libpulse", version: "not loaded: \(reason)", address: 0)
+    }
+    let version = table.pointee.pa_get_library_version
+    return LinkedLibrary(
+      name: "libpulse", version: version().map { String(cString: $0) }, function: version)
   }
 
   /// FFmpeg's libraries (loaded here if no song has needed them yet), each with its own version

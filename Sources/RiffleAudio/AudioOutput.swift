@@ -41,11 +41,15 @@ public struct AudioOutputError: Error, CustomStringConvertible, Sendable {
   public var description: String
 }
 
-/// An open output taking PCM in `PCMFormat`: a libao device, or for PulseAudio a libpulse
-/// stream of our own.
+/// An open output taking PCM in `PCMFormat`: a libao device, for PulseAudio a libpulse stream
+/// of our own, and for null nothing at all.
 ///
 /// Devices that are not sound cards (null, wav) take audio as fast as it comes, so they are
 /// paced: `write` returns how long to wait before the next write keeps them at real time.
+///
+/// The null output is Riffle's own, not libao's null driver: opening any libao driver loads
+/// every plugin libao has (ALSA, PulseAudio, OSS, NAS, sndio, and X11 libraries with them), 40
+/// libraries and several MB for a device that discards what it gets.
 ///
 /// PulseAudio is written to through libpulse-simple rather than libao's pulse driver: that
 /// driver asks the server for a 20 ms buffer (and its `buffer_time` option overflows above
@@ -57,6 +61,8 @@ public final class AudioOutput: @unchecked Sendable {
   private var device: OpaquePointer?
   /// A libpulse-simple playback stream (the pulse driver).
   private var stream: OpaquePointer?
+  /// Until `close`.
+  private var isOpen = true
   private let paced: Bool
   /// How much audio the PulseAudio server is asked to hold: pausing lets at most this much
   /// play on, and the server refills about four times per buffer.
@@ -96,10 +102,10 @@ public final class AudioOutput: @unchecked Sendable {
       // drivers (nas) take seconds to fail.
       if let output = try? openPulse() { return output }
       if let output = try? openLive("alsa") { return output }
-      return try openLive("null")
+      return openNull()
     case .pulse: return try openPulse()
     case .alsa: return try openLive("alsa")
-    case .null: return try openLive("null")
+    case .null: return openNull()
     case .wav(let path): return try openFile(path)
     }
   }
@@ -122,17 +128,26 @@ public final class AudioOutput: @unchecked Sendable {
     guard let device = ao_open_live(id, &format, nil) else {
       throw AudioOutputError(description: "cannot open \(name) audio (\(errnoText))")
     }
-    return AudioOutput(driverName: name, device: device, paced: name == "null")
+    return AudioOutput(driverName: name, device: device, paced: false)
+  }
+
+  private static func openNull() -> AudioOutput {
+    AudioOutput(driverName: "null", device: nil, paced: true)
   }
 
   private static func openPulse() throws -> AudioOutput {
+    guard let pulse = riffle_pulse() else {
+      let reason = riffle_pulse_error().map { String(cString: $0) } ?? "unknown error"
+      throw AudioOutputError(description: "cannot load PulseAudio's library (\(reason))")
+    }
     var error: Int32 = 0
     guard
       let stream = riffle_pa_open_playback(
-        "Riffle", "Riffle playback", UInt32(PCMFormat.sampleRate), pulseBufferMilliseconds, &error)
+        pulse, "Riffle", "Riffle playback", UInt32(PCMFormat.sampleRate),
+        pulseBufferMilliseconds, &error)
     else {
       throw AudioOutputError(
-        description: "cannot open pulse audio (\(String(cString: pa_strerror(error))))")
+        description: "cannot open pulse audio (\(PulseLibrary.describe(error)))")
     }
     return AudioOutput(driverName: "pulse", device: nil, stream: stream, paced: false)
   }
@@ -169,13 +184,13 @@ public final class AudioOutput: @unchecked Sendable {
     // close wait on `playLock`, so readers of the position never wait on the device.
     playLock.lock()
     defer { playLock.unlock() }
-    let (device, stream) = stateLock.withLock { (self.device, self.stream) }
+    let (device, stream, isOpen) = stateLock.withLock { (self.device, self.stream, self.isOpen) }
+    guard isOpen else { return 0 }
     if let stream {
       // Blocks until the server has room; large writes are cut up by libpulse.
-      _ = pa_simple_write(stream, pcm.baseAddress, pcm.count, nil)
+      _ = PulseLibrary.functions.pa_simple_write(stream, pcm.baseAddress, pcm.count, nil)
       return 0
     }
-    guard let device else { return 0 }
     if paced {
       stateLock.withLock {
         // After a pause or a stall the clock has run on: start counting again from here.
@@ -185,8 +200,11 @@ public final class AudioOutput: @unchecked Sendable {
         }
       }
     }
-    let bytes = UnsafeMutablePointer(mutating: pcm.baseAddress!.assumingMemoryBound(to: CChar.self))
-    ao_play(device, bytes, UInt32(pcm.count))
+    if let device {
+      let bytes = UnsafeMutablePointer(
+        mutating: pcm.baseAddress!.assumingMemoryBound(to: CChar.self))
+      ao_play(device, bytes, UInt32(pcm.count))
+    }
     guard paced else { return 0 }
     return stateLock.withLock {
       framesSinceStart += pcm.count / PCMFormat.bytesPerFrame
@@ -208,7 +226,7 @@ public final class AudioOutput: @unchecked Sendable {
     let stream = stateLock.withLock { self.stream }
     if let stream {
       // libpulse interpolates the server's timing: no round trip per call.
-      return Double(pa_simple_get_latency(stream, nil)) / 1_000_000
+      return Double(PulseLibrary.functions.pa_simple_get_latency(stream, nil)) / 1_000_000
     }
     return stateLock.withLock { queued(at: now) }
   }
@@ -227,6 +245,7 @@ public final class AudioOutput: @unchecked Sendable {
         defer {
           device = nil
           stream = nil
+          isOpen = false
         }
         return (device, stream)
       }
@@ -234,8 +253,8 @@ public final class AudioOutput: @unchecked Sendable {
       // What the server still holds plays out first (the engine closes a pulse output only
       // when nothing is left to hear, or to quit).
       if let openStream {
-        _ = pa_simple_drain(openStream, nil)
-        pa_simple_free(openStream)
+        _ = PulseLibrary.functions.pa_simple_drain(openStream, nil)
+        PulseLibrary.functions.pa_simple_free(openStream)
       }
     }
   }

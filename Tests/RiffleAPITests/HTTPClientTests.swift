@@ -831,6 +831,115 @@ struct HTTPClientFileTests {
     #expect(error?.isTransient == false)
   }
 
+  @Test("A file:// stream reports 200 and the length left, then every chunk in order")
+  func fileStream() throws {
+    let dir = try TemporaryDirectory()
+    let file = dir.file("song.mp3")
+    let body = pattern(300_000)
+    try body.write(to: file)
+    let log = StreamLog()
+    HTTPClient.shared.stream(HTTPRequest(url: file, offset: 1_000), handlers: log.handlers)
+    let completion = try #require(log.waitForCompletion(timeout: 10))
+    #expect(completion == HTTPError?.none)
+    #expect(log.data == body.suffix(from: 1_000))
+    #expect(log.responses.count == 1)
+    #expect(log.responses.first?.status == 200)
+    #expect(log.responses.first?.length == 299_000)
+  }
+
+  @Test(
+    "A file:// URL that is not a readable file is .fileUnreadable, naming it",
+    arguments: ["a folder", "unreadable"])
+  func unreadableFile(kind: String) throws {
+    let dir = try TemporaryDirectory()
+    let target = dir.file(kind)
+    if kind == "a folder" {
+      try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)
+    } else {
+      try pattern(10).write(to: target)
+      try FileManager.default.setAttributes([.posixPermissions: 0], ofItemAtPath: target.path)
+      // Root reads anything: there the folder case alone says it.
+      if FileManager.default.isReadableFile(atPath: target.path) { return }
+    }
+    #expect(failure(fetch(target)) == .fileUnreadable(path: target.path))
+  }
+
+  @Test("A file:// offset past the end and a file over the size limit are refused")
+  func fileLimits() throws {
+    let dir = try TemporaryDirectory()
+    let file = dir.file("song.mp3")
+    try pattern(5_000).write(to: file)
+    let past = failure(fetch(HTTPRequest(url: file, offset: 6_000)))
+    #expect(past == .transport("song.mp3 is shorter than the offset asked for"))
+    let large = failure(fetch(HTTPRequest(url: file, maxBytes: 4_000)))
+    #expect(large == .tooLarge(limit: 4_000))
+  }
+
+  @Test("A file:// URL naming another host is refused")
+  func fileOnAnotherHost() throws {
+    let url = try #require(URL(string: "file://fileserver/music/song.mp3"))
+    #expect(failure(fetch(url)) == .unsupportedURL("file://fileserver/music/song.mp3"))
+  }
+
+  @Test("Cancelling a file:// stream, or a handler saying stop, ends it with .cancelled")
+  func cancelFileStream() throws {
+    let dir = try TemporaryDirectory()
+    let file = dir.file("song.mp3")
+    try pattern(2_000_000).write(to: file)
+    let stopped = StreamLog(keepGoing: { $0.count < 100_000 })
+    HTTPClient.shared.stream(HTTPRequest(url: file), handlers: stopped.handlers)
+    #expect(try #require(stopped.waitForCompletion(timeout: 10)) == .cancelled)
+    #expect(stopped.data.count < 2_000_000)
+
+    let gate = DispatchSemaphore(value: 0)
+    let cancelled = StreamLog(keepGoing: { _ in
+      gate.wait()  // holds the loop on the first chunk until the transfer is cancelled
+      return true
+    })
+    let transfer = HTTPClient.shared.stream(HTTPRequest(url: file), handlers: cancelled.handlers)
+    transfer.cancel()
+    gate.signal()
+    #expect(try #require(cancelled.waitForCompletion(timeout: 10)) == .cancelled)
+    #expect(cancelled.data.count <= FileJob.chunkSize)
+  }
+
+  @Test("Files and http transfers share the client's one thread, turn by turn")
+  func filesAndHTTPShareTheLoop() throws {
+    let server = try LoopbackHTTPServer { _ in .file(pattern(1_000), contentType: "text/plain") }
+    defer { server.stop() }
+    let dir = try TemporaryDirectory()
+    let file = dir.file("big.mp3")
+    try pattern(8_000_000).write(to: file)
+    let client = HTTPClient()
+    let threads = ThreadNames()
+    let slowFile = StreamLog(keepGoing: { _ in
+      threads.note()
+      Thread.sleep(forTimeInterval: 0.002)  // 125 chunks: at least 250 ms of reading
+      return true
+    })
+    client.stream(HTTPRequest(url: file), handlers: slowFile.handlers)
+    let box = Box<Result<HTTPResponse, HTTPError>>()
+    let started = Date()
+    client.stream(
+      HTTPRequest(url: server.url("/x")),
+      handlers: StreamHandlers(
+        onData: { _ in
+          threads.note()
+          return true
+        },
+        onComplete: { error in
+          box.put(
+            error.map { .failure($0) }
+              ?? .success(.init(status: 200, contentType: nil, body: Data())))
+        }))
+    _ = try #require(box.wait(timeout: 10))
+    let httpTook = Date().timeIntervalSince(started)
+    #expect(slowFile.completions.isEmpty, "the http transfer ended before the file was read")
+    #expect(httpTook < 5)
+    _ = try #require(slowFile.waitForCompletion(timeout: 20))
+    #expect(threads.names == ["riffle-http"])
+  }
+
   @Test("A scheme other than http, https and file is refused without a transfer")
   func unsupportedScheme() throws {
     let url = try #require(URL(string: "ftp://example.com/feed.json"))
@@ -993,4 +1102,19 @@ struct FeedSourceHTTPTests {
     #expect(busy.retryAfter == 9)
     #expect(busy.userMessage == "Server error 503 from 127.0.0.1")
   }
+}
+
+/// The kernel names of the threads that called `note`.
+private final class ThreadNames: @unchecked Sendable {
+  private let lock = NSLock()
+  private var seen: Set<String> = []
+
+  func note() {
+    let name =
+      (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8))?
+      .trimmingCharacters(in: .whitespacesAndNewlines) ?? "?"
+    lock.withLock { _ = seen.insert(name) }
+  }
+
+  var names: Set<String> { lock.withLock { seen } }
 }

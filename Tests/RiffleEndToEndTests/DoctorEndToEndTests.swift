@@ -58,6 +58,7 @@ struct DoctorEndToEndTests {
     #expect(result.lines.check("size")?.hasPrefix("WARN") == true, "stdout is a pipe here")
     let audio = result.lines.check("audio") ?? ""
     #expect(audio.contains("null") || audio.hasPrefix("OK"), "\(audio)")
+    #expect(result.lines.check("libcurl") == "OK    libcurl: libcurl.so.4 loads (http and https)")
     #expect(result.lines.check("ffmpeg")?.hasPrefix("OK    ffmpeg: libavutil.so.") == true)
     #expect(result.lines.check("source")?.hasPrefix("OK") == true)
     #expect(result.lines.check("source")?.contains("answers with 6 songs") == true)

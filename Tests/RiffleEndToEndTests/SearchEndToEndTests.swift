@@ -55,17 +55,20 @@ final class SearchHarness: @unchecked Sendable {
     }
   }
 
-  /// Runs `riffle ARGS --itunes-url SERVER --lyrics-url SERVER/lrclib --audio AUDIO`.
+  /// Runs `riffle ARGS --itunes-url SERVER --lyrics-url SERVER/lrclib --audio AUDIO`, with
+  /// `environment` added to the player's.
   @discardableResult
-  func start(_ arguments: [String], itunesURL: String? = nil, audio: String = "null") throws
-    -> TmuxSession
-  {
+  func start(
+    _ arguments: [String], itunesURL: String? = nil, audio: String = "null",
+    environment: [String: String] = [:]
+  ) throws -> TmuxSession {
     let session = try TmuxSession(
       command: [TestFiles.riffleBinary] + arguments + [
         "--itunes-url", itunesURL ?? server.baseURL.absoluteString, "--lyrics-url",
         server.url("/lrclib").absoluteString, "--audio", audio,
       ],
-      environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 },
+      environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }
+        .merging(environment) { $1 },
       width: 100, height: 30)
     tmux = session
     return session

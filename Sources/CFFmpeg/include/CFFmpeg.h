@@ -19,63 +19,65 @@
 #include <libavutil/error.h>
 #include <libswresample/swresample.h>
 
-#define RIFFLE_FFMPEG_FUNCTION(name) __typeof__(name) *_Nonnull name
+/// The FFmpeg functions Riffle uses, by library.
+#define RIFFLE_FFMPEG_FUNCTIONS(X) \
+  /* libavutil */                      \
+  X(avutil_version)                    \
+  X(av_version_info)                   \
+  X(av_malloc)                         \
+  X(av_freep)                          \
+  X(av_strerror)                       \
+  X(av_rescale_q)                      \
+  X(av_log_set_level)                  \
+  X(av_frame_alloc)                    \
+  X(av_frame_free)                     \
+  X(av_frame_unref)                    \
+  X(av_channel_layout_copy)            \
+  X(av_channel_layout_default)         \
+  X(av_channel_layout_uninit)          \
+  /* libswresample */                  \
+  X(swresample_version)                \
+  X(swr_alloc_set_opts2)               \
+  X(swr_init)                          \
+  X(swr_free)                          \
+  X(swr_get_out_samples)               \
+  X(swr_convert)                       \
+  /* libavcodec */                     \
+  X(avcodec_version)                   \
+  X(av_packet_alloc)                   \
+  X(av_packet_free)                    \
+  X(av_packet_unref)                   \
+  X(avcodec_find_decoder)              \
+  X(avcodec_get_name)                  \
+  X(avcodec_alloc_context3)            \
+  X(avcodec_free_context)              \
+  X(avcodec_parameters_to_context)     \
+  X(avcodec_open2)                     \
+  X(avcodec_send_packet)               \
+  X(avcodec_receive_frame)             \
+  X(avcodec_flush_buffers)             \
+  /* libavformat */                    \
+  X(avformat_version)                  \
+  X(avformat_alloc_context)            \
+  X(avformat_open_input)               \
+  X(avformat_find_stream_info)         \
+  X(avformat_close_input)              \
+  X(av_find_input_format)              \
+  X(av_find_best_stream)               \
+  X(av_read_frame)                     \
+  X(av_seek_frame)                     \
+  X(av_index_search_timestamp)         \
+  X(avformat_index_get_entries_count)  \
+  X(avformat_index_get_entry)          \
+  X(avio_alloc_context)                \
+  X(avio_context_free)
 
-/// The FFmpeg functions Riffle uses, resolved from the loaded libraries.
+/// The functions, resolved from the loaded libraries.
 typedef struct RiffleFFmpeg {
-  // libavutil
-  RIFFLE_FFMPEG_FUNCTION(avutil_version);
-  RIFFLE_FFMPEG_FUNCTION(av_version_info);
-  RIFFLE_FFMPEG_FUNCTION(av_malloc);
-  RIFFLE_FFMPEG_FUNCTION(av_freep);
-  RIFFLE_FFMPEG_FUNCTION(av_strerror);
-  RIFFLE_FFMPEG_FUNCTION(av_rescale_q);
-  RIFFLE_FFMPEG_FUNCTION(av_log_set_level);
-  RIFFLE_FFMPEG_FUNCTION(av_frame_alloc);
-  RIFFLE_FFMPEG_FUNCTION(av_frame_free);
-  RIFFLE_FFMPEG_FUNCTION(av_frame_unref);
-  RIFFLE_FFMPEG_FUNCTION(av_channel_layout_copy);
-  RIFFLE_FFMPEG_FUNCTION(av_channel_layout_default);
-  RIFFLE_FFMPEG_FUNCTION(av_channel_layout_uninit);
-  // libswresample
-  RIFFLE_FFMPEG_FUNCTION(swresample_version);
-  RIFFLE_FFMPEG_FUNCTION(swr_alloc_set_opts2);
-  RIFFLE_FFMPEG_FUNCTION(swr_init);
-  RIFFLE_FFMPEG_FUNCTION(swr_free);
-  RIFFLE_FFMPEG_FUNCTION(swr_get_out_samples);
-  RIFFLE_FFMPEG_FUNCTION(swr_convert);
-  // libavcodec
-  RIFFLE_FFMPEG_FUNCTION(avcodec_version);
-  RIFFLE_FFMPEG_FUNCTION(av_packet_alloc);
-  RIFFLE_FFMPEG_FUNCTION(av_packet_free);
-  RIFFLE_FFMPEG_FUNCTION(av_packet_unref);
-  RIFFLE_FFMPEG_FUNCTION(avcodec_find_decoder);
-  RIFFLE_FFMPEG_FUNCTION(avcodec_get_name);
-  RIFFLE_FFMPEG_FUNCTION(avcodec_alloc_context3);
-  RIFFLE_FFMPEG_FUNCTION(avcodec_free_context);
-  RIFFLE_FFMPEG_FUNCTION(avcodec_parameters_to_context);
-  RIFFLE_FFMPEG_FUNCTION(avcodec_open2);
-  RIFFLE_FFMPEG_FUNCTION(avcodec_send_packet);
-  RIFFLE_FFMPEG_FUNCTION(avcodec_receive_frame);
-  RIFFLE_FFMPEG_FUNCTION(avcodec_flush_buffers);
-  // libavformat
-  RIFFLE_FFMPEG_FUNCTION(avformat_version);
-  RIFFLE_FFMPEG_FUNCTION(avformat_alloc_context);
-  RIFFLE_FFMPEG_FUNCTION(avformat_open_input);
-  RIFFLE_FFMPEG_FUNCTION(avformat_find_stream_info);
-  RIFFLE_FFMPEG_FUNCTION(avformat_close_input);
-  RIFFLE_FFMPEG_FUNCTION(av_find_input_format);
-  RIFFLE_FFMPEG_FUNCTION(av_find_best_stream);
-  RIFFLE_FFMPEG_FUNCTION(av_read_frame);
-  RIFFLE_FFMPEG_FUNCTION(av_seek_frame);
-  RIFFLE_FFMPEG_FUNCTION(av_index_search_timestamp);
-  RIFFLE_FFMPEG_FUNCTION(avformat_index_get_entries_count);
-  RIFFLE_FFMPEG_FUNCTION(avformat_index_get_entry);
-  RIFFLE_FFMPEG_FUNCTION(avio_alloc_context);
-  RIFFLE_FFMPEG_FUNCTION(avio_context_free);
+#define RIFFLE_FFMPEG_FIELD(name) __typeof__(name) *_Nonnull name;
+  RIFFLE_FFMPEG_FUNCTIONS(RIFFLE_FFMPEG_FIELD)
+#undef RIFFLE_FFMPEG_FIELD
 } RiffleFFmpeg;
-
-#undef RIFFLE_FFMPEG_FUNCTION
 
 /// The functions, loading the libraries on the first call (thread-safe, once per process).
 /// NULL when they cannot be loaded; `riffle_ffmpeg_error()` then says why.

@@ -1,6 +1,9 @@
 #ifndef RIFFLE_CLINUX_H
 #define RIFFLE_CLINUX_H
-// glibc calls Swift's Glibc module does not show (GNU extensions and malloc.h).
+// glibc calls Swift's Glibc module does not show (GNU extensions and malloc.h), and the loader
+// that opens C libraries on first use.
+#include <pthread.h>
+#include <stddef.h>
 
 /// Names the calling thread for /proc/PID/task/TID/comm, top and debuggers (at most 15 bytes are
 /// kept). Foundation's `Thread.name` does not reach the kernel on Linux.
@@ -15,4 +18,45 @@ void riffle_name_current_thread(const char *_Nonnull name);
 ///   grown by appends) comes from the heap, and the heap keeps what the next song's does not
 ///   reuse: resident memory crept up song after song.
 void riffle_tune_malloc(int arenas, int mmap_threshold);
+
+/// C libraries opened on first use instead of being linked: the one way Riffle loads libcurl,
+/// libpulse-simple and FFmpeg (see their C targets). Linked, each was opened and relocated at
+/// every start with all it depends on, whether the run needed it or not (libcurl alone brings 30
+/// libraries: 12 ms and 7 MB).
+///
+/// A library's C file describes it with a static `RiffleLazyLibraries` and fills a table: a
+/// struct of `symbol_count` function pointers in the order of `symbols`, each typed from the
+/// header's own declaration so the compiler checks every call.
+typedef struct RiffleLazyLibraries {
+  /// Opened in this order (dependencies first), each `RTLD_NOW | RTLD_LOCAL`.
+  const char *_Nonnull const *_Nonnull sonames;
+  int count;
+  /// Looked up in the libraries, the last opened first, each with what it depends on.
+  const char *_Nonnull const *_Nonnull symbols;
+  int symbol_count;
+  /// Optional: whether the table is usable (e.g. the ABI version); 0, or -1 with the reason.
+  int (*_Nullable check)(const void *_Nonnull table, char *_Nonnull error, size_t size);
+  /// Optional: starts the library once loaded (not when probing); 0, or -1 with the reason.
+  int (*_Nullable start)(const void *_Nonnull table, char *_Nonnull error, size_t size);
+  // Filled by the functions below.
+  pthread_mutex_t lock;
+  int tried;
+  int loaded;
+  char failure[512];
+} RiffleLazyLibraries;
+
+/// Loads the libraries into `table` on the first call (thread-safe, once per process) and
+/// returns `table`, or NULL when they cannot be loaded; `riffle_lazy_error` then says why.
+const void *_Nullable riffle_lazy_load(RiffleLazyLibraries *_Nonnull libraries,
+                                       void *_Nonnull table);
+
+/// Why loading failed (the loader's own words), or NULL when it did not (loading if need be).
+const char *_Nullable riffle_lazy_error(RiffleLazyLibraries *_Nonnull libraries,
+                                        void *_Nonnull table);
+
+/// Tries to load the libraries from `directory` (NULL: the loader's usual search) and closes
+/// them again, leaving the loaded table alone: 0 when they load, have every function and pass
+/// `check`, else -1 with the reason in `error`. For tests and `riffle doctor`.
+int riffle_lazy_probe(const RiffleLazyLibraries *_Nonnull libraries,
+                      const char *_Nullable directory, char *_Nonnull error, size_t size);
 #endif

@@ -1,0 +1,144 @@
+import CCurl
+import CLinux
+import Foundation
+
+/// Runs every transfer of one `HTTPClient` on a single thread: http(s) with libcurl's multi
+/// interface, files with `FileJob`, so every handler of a client runs on that one thread.
+///
+/// libcurl is loaded by the first http(s) transfer, on this thread (see CCurl.h): a run that
+/// plays only local files never loads it. Until then the thread sleeps on a semaphore; after,
+/// in `curl_multi_poll`, which `curl_multi_wakeup` ends early. Either way a new transfer or a
+/// cancellation takes effect at once, and a server that never answers holds no thread of its own.
+final class TransferLoop: @unchecked Sendable {
+  private enum Job {
+    case curl(CurlJob)
+    case file(FileJob)
+  }
+
+  private let lock = NSLock()
+  private var pending: [Job] = []
+  private var started = false
+  /// Set on the loop's thread once libcurl is loaded; from then on, wake-ups go through curl.
+  private var multi: UnsafeMutableRawPointer?
+  private let wakeUp = DispatchSemaphore(value: 0)
+  /// How long the loop sleeps with nothing to do: a wake-up ends the wait early.
+  static let idleWait: Int32 = 3_600_000
+
+  /// Hands a transfer to the loop; its callbacks run on the loop's thread.
+  func add(_ job: CurlJob) { add(.curl(job)) }
+  func add(_ job: FileJob) { add(.file(job)) }
+
+  private func add(_ job: Job) {
+    lock.withLock {
+      pending.append(job)
+      if !started {
+        started = true
+        let thread = Thread { [self] in
+          // Named for /proc and debuggers (Foundation's `name` does not reach the kernel here).
+          riffle_name_current_thread("riffle-http")
+          run()
+        }
+        thread.start()
+      }
+    }
+    wake()
+  }
+
+  /// Wakes the loop so it notices a new or cancelled transfer.
+  func wake() {
+    // Checked under the lock the loop publishes `multi` under: a wake-up before that is a
+    // semaphore signal, which the loop sees before it first waits in curl.
+    if let multi = lock.withLock({ multi }) {
+      _ = riffle_curl()?.pointee.curl_multi_wakeup(multi)
+    } else {
+      wakeUp.signal()
+    }
+  }
+
+  private func takePending() -> [Job] {
+    lock.withLock {
+      defer { pending.removeAll() }
+      return pending
+    }
+  }
+
+  /// libcurl's functions and the multi handle, loading it on first call; nil when it cannot
+  /// be loaded.
+  private func loadCurl() -> (UnsafePointer<RiffleCurl>, UnsafeMutableRawPointer)? {
+    guard let library = riffle_curl() else { return nil }
+    if let multi = lock.withLock({ multi }) { return (library, multi) }
+    guard let handle = library.pointee.curl_multi_init() else { return nil }
+    lock.withLock { multi = handle }
+    return (library, handle)
+  }
+
+  private func run() {
+    var active: [UnsafeMutableRawPointer: CurlJob] = [:]
+    var files: [FileJob] = []
+    var loaded: (library: UnsafePointer<RiffleCurl>, multi: UnsafeMutableRawPointer)?
+    while true {
+      for job in takePending() {
+        switch job {
+        case .file(let job):
+          if job.start() { files.append(job) }
+        case .curl(let job):
+          if let refusal = job.refusal {
+            job.refuse(refusal)
+            continue
+          }
+          if loaded == nil { loaded = loadCurl() }
+          guard let (library, multi) = loaded else {
+            job.refuse(.transport(Self.curlMissing))
+            continue
+          }
+          guard let handle = job.start(library) else { continue }
+          if library.pointee.curl_multi_add_handle(multi, handle) == CURLM_OK {
+            active[handle] = job
+          } else {
+            job.finish(CURLE_FAILED_INIT)
+          }
+        }
+      }
+      // One chunk of each file per turn, so a long file does not hold up the other transfers.
+      files.removeAll { !$0.step() }
+
+      if let (library, multi) = loaded {
+        let c = library.pointee
+        for (handle, job) in active where job.transfer.isCancelled {
+          _ = c.curl_multi_remove_handle(multi, handle)
+          active[handle] = nil
+          job.finish(CURLE_ABORTED_BY_CALLBACK)
+        }
+        var running: Int32 = 0
+        _ = c.curl_multi_perform(multi, &running)
+        var queued: Int32 = 0
+        while let message = c.curl_multi_info_read(multi, &queued) {
+          guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle,
+            let job = active[handle]
+          else { continue }
+          let result = message.pointee.data.result
+          _ = c.curl_multi_remove_handle(multi, handle)
+          active[handle] = nil
+          job.finish(result)
+        }
+        // Idle, the thread sleeps until `wake` (a paused or idle player must not wake up every
+        // second); with transfers, as long as curl's own timers allow, at most a second; with
+        // files to read, not at all.
+        var timeout = -1
+        _ = c.curl_multi_timeout(multi, &timeout)
+        let wait =
+          !files.isEmpty
+          ? 0 : active.isEmpty ? Self.idleWait : Int32(timeout < 0 ? 1000 : min(timeout, 1000))
+        _ = c.curl_multi_poll(multi, nil, 0, wait, nil)
+      } else if files.isEmpty {
+        wakeUp.wait()
+      }
+    }
+  }
+
+  /// What a transfer says when libcurl cannot be loaded.
+  static var curlMissing: String {
+    let reason = riffle_curl_error().map { String(cString: $0) } ?? "unknown error"
+    return "libcurl cannot be loaded (\(reason))"
+  }
+}
