@@ -21,6 +21,7 @@ packages=(
   libpulse-dev        # PulseAudio's simple API: playback, and recording for "name that song"
   ncurses-term        # terminfo for tmux-256color, xterm-direct, ...
   tmux                # the end-to-end tests drive the real screen through it
+  pulseaudio pulseaudio-utils  # tests play through a private PulseAudio server (pactl, parec)
   mpg123              # tests compare Riffle's decoded audio with mpg123's own
   ffmpeg              # tests compare decoded M4A with ffmpeg's own; encodes test audio
   dbus                # tests start a private dbus-daemon --session

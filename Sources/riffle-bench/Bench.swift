@@ -1,6 +1,7 @@
 import Foundation
 import RiffleCore
 import RiffleTUI
+import RiffleTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -210,7 +211,8 @@ enum Bench {
       let command =
         "stty cols 200 rows 60; XDG_CACHE_HOME=\(dir.path)/cache XDG_DATA_HOME=\(dir.path)/data "
         + "XDG_CONFIG_HOME=\(dir.path)/config TERM=xterm-256color exec \(binary) --audio null"
-      let script = try Child("/usr/bin/script", ["-q", "-f", "-c", command, typescript.path])
+      let script = try ChildProcess(
+        "/usr/bin/script", ["-q", "-f", "-c", command, typescript.path])
       Thread.sleep(forTimeInterval: seconds)
       script.stop()
       return (try? Data(contentsOf: typescript).count) ?? 0

@@ -26,7 +26,7 @@ final class SystemFigures {
     for (output, codec) in [
       (song, ["-c:a", "libmp3lame", "-b:a", "192k"]), (aacSong, ["-c:a", "aac", "-b:a", "192k"]),
     ] {
-      let made = try Child.run(
+      let made = try ChildProcess.run(
         "/usr/bin/ffmpeg",
         ["-v", "error", "-y", "-stream_loop", "2", "-i", source, "-t", "60", "-ar", "44100"]
           + codec + [output.path])
@@ -68,7 +68,7 @@ final class SystemFigures {
     let window = 20.0
     for _ in 0..<runs {
       do {
-        let pulse = try PulseServer()
+        let pulse = try PrivatePulseServer()
         let run = try PlayerRun(
           arguments: [songFeed.path, "--audio", "pulse"], environment: pulse.environment)
         defer { run.stop() }
@@ -79,8 +79,8 @@ final class SystemFigures {
         riffleServer.append(server)
       }
       do {
-        let pulse = try PulseServer()
-        let process = try Child(
+        let pulse = try PrivatePulseServer()
+        let process = try ChildProcess(
           "/usr/bin/mpg123", ["-q", "-o", "pulse", song.path], environment: pulse.environment)
         defer { process.stop() }
         let (player, server) = try measureCPU([process.pid, pulse.pid], after: 2, over: window)
@@ -136,7 +136,7 @@ final class SystemFigures {
     }
     try Self.feed(count: 1, audio: short.lastPathComponent).write(to: shortFeed)
     for _ in 0..<runs {
-      let pulse = try PulseServer()
+      let pulse = try PrivatePulseServer()
       do {
         let run = try PlayerRun(
           arguments: [songFeed.path, "--audio", "pulse"], environment: pulse.environment)
@@ -214,7 +214,7 @@ final class SystemFigures {
     var cmus: [Double] = []
     let bus = try PrivateSessionBus()
     defer { bus.stop() }
-    let pulse = try PulseServer()
+    let pulse = try PrivatePulseServer()
     for _ in 0..<max(runs, 5) {
       let folder = try TemporaryDirectory("riffle-bench-start")
       var env = folder.xdgEnvironment.merging(pulse.environment) { $1 }
@@ -265,7 +265,7 @@ final class SystemFigures {
     guard pipe(&fds) == 0 else { throw BenchError("pipe failed") }
     let spawned = monotonic()
     let shell = "stty cols 80 rows 24; printf '\(Self.execMark)'; exec \(quoted)"
-    let child = try Child(
+    let child = try ChildProcess(
       "/usr/bin/script", ["-q", "-f", "-c", shell, "/dev/null"],
       environment: environment, stdout: fds[1])
     close(fds[1])
@@ -330,7 +330,7 @@ final class SystemFigures {
     for (name, source) in sources {
       var delays: [Double] = []
       for _ in 0..<runs {
-        let pulse = try PulseServer()
+        let pulse = try PrivatePulseServer()
         let run = try PlayerRun(
           arguments: [source, "--audio", "pulse"], environment: pulse.environment)
         defer { run.stop() }
@@ -427,7 +427,7 @@ final class SystemFigures {
       var times: [Double] = []
       for _ in 0..<5 {
         let start = monotonic()
-        guard try Child.run(path, arguments) == 0 else { throw BenchError("\(path) failed") }
+        guard try ChildProcess.run(path, arguments) == 0 else { throw BenchError("\(path) failed") }
         times.append(60 / (monotonic() - start))
       }
       return Self.median(times)
@@ -488,7 +488,7 @@ final class SystemFigures {
     }
     let feed = media.file("soak.json")
     try JSONSerialization.data(withJSONObject: ["songs": repeated]).write(to: feed)
-    let pulse = try PulseServer()
+    let pulse = try PrivatePulseServer()
     let run = try PlayerRun(
       arguments: [feed.path, "--audio", "pulse"], environment: pulse.environment)
     defer { run.stop() }
@@ -518,14 +518,14 @@ final class SystemFigures {
 /// A private D-Bus session bus: cmus waits for Enter at start without one.
 final class PrivateSessionBus {
   let folder: TemporaryDirectory
-  let child: Child
+  let child: ChildProcess
   let address: String
 
   init() throws {
     folder = try TemporaryDirectory("riffle-bench-dbus")
     let socket = folder.file("bus").path
     address = "unix:path=\(socket)"
-    child = try Child(
+    child = try ChildProcess(
       "/usr/bin/dbus-daemon", ["--session", "--nofork", "--address=\(address)"])
     guard poll(timeout: 10, { FileManager.default.fileExists(atPath: socket) ? true : nil }) != nil
     else { throw BenchError("dbus-daemon did not start") }

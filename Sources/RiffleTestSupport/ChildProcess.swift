@@ -1,0 +1,85 @@
+import Foundation
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A child process started with posix_spawn and reaped with waitpid. (Foundation's `Process`
+/// left children unreaped here once several were running, hanging `waitUntilExit`.)
+public final class ChildProcess: @unchecked Sendable {
+  public let pid: pid_t
+  private var exited = false
+
+  /// Starts `path` with `arguments` and the current environment plus `environment`; its
+  /// stdin and stderr are /dev/null, its stdout `stdout` (a descriptor) or /dev/null.
+  public init(
+    _ path: String, _ arguments: [String], environment: [String: String] = [:], stdout: Int32? = nil
+  )
+    throws
+  {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    if let stdout {
+      posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+    } else {
+      posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    }
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    let env = ProcessInfo.processInfo.environment.merging(environment) { $1 }.map { "\($0)=\($1)" }
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    let envp = env.map { strdup($0) } + [nil]
+    defer { for pointer in argv + envp { free(pointer) } }
+    // The caller's threads may block signals (test runners do): the child starts with none
+    // blocked and default handlers, or `timeout` could never stop what it runs.
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var none = sigset_t()
+    sigemptyset(&none)
+    posix_spawnattr_setsigmask(&attributes, &none)
+    var defaults = sigset_t()
+    sigemptyset(&defaults)
+    for signal in [SIGPIPE, SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGALRM] {
+      sigaddset(&defaults, signal)
+    }
+    posix_spawnattr_setsigdefault(&attributes, &defaults)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+    var pid: pid_t = 0
+    let status = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+    guard status == 0 else {
+      throw SpawnError(description: "cannot start \(path): \(String(cString: strerror(status)))")
+    }
+    self.pid = pid
+  }
+
+  /// Waits for the end; returns the exit status (128 + signal when killed).
+  @discardableResult
+  public func wait() -> Int32 {
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    exited = true
+    let signal = status & 0x7f
+    return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+  }
+
+  public func stop() {
+    guard !exited else { return }
+    kill(pid, SIGTERM)
+    wait()
+  }
+
+  deinit { stop() }
+
+  /// Runs a program to its end; returns its status.
+  @discardableResult
+  public static func run(_ path: String, _ arguments: [String]) throws -> Int32 {
+    try ChildProcess(path, arguments).wait()
+  }
+
+  /// A program that could not be started.
+  public struct SpawnError: Error, CustomStringConvertible {
+    public var description: String
+  }
+}
