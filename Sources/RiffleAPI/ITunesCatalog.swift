@@ -129,7 +129,7 @@ public struct ITunesBatch: Equatable, Sendable {
   public var songs: [Song]
   /// Results iTunes sent (playable or not): sets the next offset and says when they end.
   public var received: Int
-  /// Results without a preview to play.
+  /// Songs without a preview to play (results that are not songs are not counted).
   public var skipped: Int
 }
 
@@ -208,10 +208,15 @@ public enum ITunesDecoder {
         continue
       }
       received += 1
-      guard let song = song(from: item), seen.insert(song.id).inserted else {
+      // Music videos, podcasts and the like are not songs: left out, and not counted as songs
+      // without a preview.
+      if let kind = item["kind"]?.text, kind != "song" { continue }
+      guard let song = song(from: item) else {
         skipped += 1
         continue
       }
+      // The same track twice in one answer is one song, not one without a preview.
+      guard seen.insert(song.id).inserted else { continue }
       songs.append(song)
     }
     return ITunesBatch(songs: songs, received: received, skipped: skipped)

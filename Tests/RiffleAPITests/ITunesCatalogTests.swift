@@ -121,7 +121,8 @@ struct ITunesCatalogTests {
   }
 
   @Test(
-    "a number where text goes reads as text, a list as missing; videos, non-http previews skipped")
+    "a number where text goes reads as text, a list as missing; videos left out, non-http previews skipped"
+  )
   func hostileFields() throws {
     let body = """
       {"resultCount":4,"results":[
@@ -133,10 +134,26 @@ struct ITunesCatalogTests {
     let results = try ITunesDecoder.results(Data(body.utf8))
     let batch = ITunesDecoder.batch(results)
     #expect(batch.received == 4)
-    #expect(batch.skipped == 3)
+    #expect(batch.skipped == 2, "the file:// preview and the non-object; the video is no song")
     #expect(batch.songs.first?.title == "42")
     #expect(batch.songs.first?.id == "itunes:7")
     #expect(batch.songs.first?.displayName == "")
+  }
+
+  @Test("videos and the same track twice are left out without counting as songs without a preview")
+  func notSongsAndRepeats() throws {
+    let body = """
+      {"resultCount":5,"results":[
+      {"kind":"song","trackId":1,"trackName":"One","previewUrl":"https://a/1.m4a"},
+      {"kind":"music-video","trackId":2,"trackName":"One (video)","previewUrl":"https://a/2.m4v"},
+      {"kind":"podcast","trackId":3,"trackName":"Talk","previewUrl":"https://a/3.mp3"},
+      {"kind":"song","trackId":1,"trackName":"One","previewUrl":"https://a/1.m4a"},
+      {"kind":"song","trackId":4,"trackName":"No preview"}]}
+      """
+    let batch = ITunesDecoder.batch(try ITunesDecoder.results(Data(body.utf8)))
+    #expect(batch.received == 5, "every result moves the offset on")
+    #expect(batch.songs.map(\.title) == ["One"])
+    #expect(batch.skipped == 1, "only the song without a preview")
   }
 
   @Test("an answer that is not iTunes' says so")
