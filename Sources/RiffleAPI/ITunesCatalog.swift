@@ -168,14 +168,19 @@ public enum CatalogError: Error, Equatable, Sendable {
     }
   }
 
-  /// Seconds the server asked us to wait, if it did.
+  /// Seconds to wait before asking again: what the server asked for, or for a rate limit
+  /// that did not say, one call's share of the API's limit (`rateLimitWait`); nil otherwise.
   public var retryAfter: Double? {
     switch self {
     case .http(.status(_, _, _, let after?)): return Double(after)
-    case .rateLimited(_, let after): return after
+    case .rateLimited(_, let after): return after ?? Self.rateLimitWait
     default: return nil
     }
   }
+
+  /// iTunes allows about 20 calls a minute: asking again sooner than 3 s after being limited
+  /// only meets the limit again (the general back-off starts at 1 s).
+  public static let rateLimitWait = 3.0
 }
 
 /// Reads the iTunes Search API's answers: `{"resultCount": N, "results": [...]}` with its own

@@ -182,6 +182,7 @@ struct ITunesCatalogTests {
     #expect(error == .rateLimited(host: "127.0.0.1", retryAfter: nil))
     #expect(error.isTransient)
     #expect(error.userMessage == "127.0.0.1 is limiting requests")
+    #expect(error.retryAfter == CatalogError.rateLimitWait, "no Retry-After: 3 s, one call's share")
     guard case .failure(let slow) = search(catalog, "slow") else {
       Issue.record("429 should fail")
       return

@@ -192,7 +192,7 @@ struct SearchEndToEndTests {
       number == 0 ? .respond(status: 403, body: Data("<html>Forbidden</html>".utf8)) : nil
     }
     let tmux = try harness.start(["search", "x"])
-    try tmux.waitFor("is limiting requests: retrying in 1 s")
+    try tmux.waitFor("is limiting requests: retrying in 3 s")
     try tmux.waitForAll("Song 1", "1 / 3", timeout: 15)
     tmux.sendKeys("q")
     #expect(try tmux.waitForExit() == 0)
