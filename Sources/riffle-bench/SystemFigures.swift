@@ -349,7 +349,8 @@ final class SystemFigures {
           figure: "page to first sample, \(name)",
           value: Self.milliseconds(Self.median(delays)),
           target: name.hasPrefix("HTTP at") ? "-" : "< 100 ms",
-          method: "RIFFLE_TRACE marks: play request to first PCM handed to libao pulse, pages "
+          method:
+            "RIFFLE_TRACE marks: play request to first PCM handed to the PulseAudio stream, pages "
             + "2-4 of the bundled catalog, median of \(delays.count)"))
     }
     return rows
