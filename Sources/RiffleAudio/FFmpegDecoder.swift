@@ -503,6 +503,17 @@ public enum FFmpegLibraries {
     (0..<4).compactMap { riffle_ffmpeg_soname(Int32($0)).map { String(cString: $0) } }
   }
 
+  /// The most FFmpeg allocates at once (see CFFmpeg.h): a header's claim beyond it is refused.
+  public static let largestAllocation = Int(RIFFLE_FFMPEG_LARGEST_ALLOCATION)
+
+  /// Whether FFmpeg, loaded as the decoder loads it, would allocate `bytes` in one block.
+  static func allocates(_ bytes: Int) throws -> Bool {
+    let ff = try FFmpegDecoder.load(for: .mp4).pointee
+    guard var block = ff.av_malloc(bytes) else { return false }
+    ff.av_freep(&block)
+    return true
+  }
+
   /// Whether the libraries load and have every function Riffle calls, from `directory` or,
   /// when nil, the loader's usual search path: nil when they do, else why not. Leaves the
   /// libraries the decoder uses alone.

@@ -33,6 +33,13 @@ struct HostileHeaderTests {
     #expect(abs(frames / Double(PCMFormat.sampleRate) - seconds) < 0.01, "\(frames) frames")
   }
 
+  @Test("FFmpeg allocates up to 64 MB in one block and no more")
+  func allocationCap() throws {
+    #expect(FFmpegLibraries.largestAllocation == 64 << 20)
+    #expect(try FFmpegLibraries.allocates(16 << 20))
+    #expect(try !FFmpegLibraries.allocates(FFmpegLibraries.largestAllocation + 1))
+  }
+
   @Test("many small MP4 boxes fed in small pieces: each box header is read once")
   func boxSearchIsLinear() {
     // ftyp, then 20,000 empty `free` boxes, then the sample table.
