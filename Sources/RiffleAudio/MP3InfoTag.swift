@@ -26,38 +26,51 @@ enum MP3InfoTag {
   static func audioStart(_ head: [UInt8]) -> Int64? {
     guard head.count >= 10 else { return nil }
     guard head[0...2] == [0x49, 0x44, 0x33] else { return 0 }  // "ID3"
+    // mpg123 skips no further than the header when the size is not syncsafe.
+    guard head[6...9].allSatisfy({ $0 & 0x80 == 0 }) else { return 10 }
     let size = head[6...9].reduce(Int64(0)) { $0 << 7 | Int64($1 & 0x7F) }
     let footer: Int64 = head[5] & 0x10 != 0 ? 10 : 0
     return 10 + size + footer
   }
 
   /// Reads the tag of the first MPEG audio frame in `audio` (the bytes from where the audio
-  /// starts). `searchFrom` is where the search for the frame goes on: no frame starts before
-  /// it, so bytes arriving one at a time are each looked at once.
+  /// starts). A frame counts when it carries the tag or the next frame's header follows it, so
+  /// a sync pattern inside a tag or cover art is passed over, as mpg123 passes it. `searchFrom`
+  /// is where the search goes on: no frame starts before it, so bytes arriving one at a time
+  /// are each looked at once.
   static func frames(in audio: [UInt8], searchFrom: inout Int) -> Finding {
-    guard
-      let first = audio.indices.dropFirst(searchFrom).first(where: {
-        AudioSniffer.mpegFrameLength(audio, at: $0) != nil
-      })
-    else {
-      // The last three bytes may yet start a header.
-      searchFrom = max(searchFrom, audio.count - 3)
-      return .needMore
+    var at = searchFrom
+    defer { searchFrom = at }
+    while at + 4 <= audio.count {
+      guard let length = AudioSniffer.mpegFrameLength(audio, at: at) else {
+        at += 1
+        continue
+      }
+      let tag = at + tagOffset(audio, frameAt: at)
+      guard tag + 12 <= audio.count else { return .needMore }
+      let name = audio[tag..<tag + 4]
+      if name.elementsEqual("Xing".utf8) || name.elementsEqual("Info".utf8) {
+        let number = { (at: Int) in audio[at..<at + 4].reduce(Int64(0)) { $0 << 8 | Int64($1) } }
+        return number(tag + 4) & 0x1 != 0 ? .frames(number(tag + 8)) : .absent
+      }
+      guard at + length + 4 <= audio.count else { return .needMore }
+      if AudioSniffer.mpegFrameLength(audio, at: at + length) != nil { return .absent }
+      at += 1
     }
-    searchFrom = first
-    let version = (audio[first + 1] >> 3) & 0x3  // 3: MPEG 1
-    let layer = (audio[first + 1] >> 1) & 0x3  // 1: Layer III
-    let hasCRC = audio[first + 1] & 0x1 == 0
-    let mono = audio[first + 3] >> 6 == 3
-    guard layer == 1 else { return .absent }
-    // The tag follows the header, the CRC and the side information, as mpg123 reads it.
+    // The last three bytes may yet start a header.
+    return .needMore
+  }
+
+  /// Where a Layer III frame's tag would start: after the header, the CRC and the side
+  /// information, as mpg123 looks for it. Other layers have none: 0, the header itself, which
+  /// never reads as a tag.
+  private static func tagOffset(_ audio: [UInt8], frameAt at: Int) -> Int {
+    let version = (audio[at + 1] >> 3) & 0x3  // 3: MPEG 1
+    let layer = (audio[at + 1] >> 1) & 0x3  // 1: Layer III
+    let hasCRC = audio[at + 1] & 0x1 == 0
+    let mono = audio[at + 3] >> 6 == 3
+    guard layer == 1 else { return 0 }
     let sideInfo = version == 3 ? (mono ? 17 : 32) : (mono ? 9 : 17)
-    let tag = first + 4 + (hasCRC ? 2 : 0) + sideInfo
-    guard tag + 12 <= audio.count else { return .needMore }
-    let name = audio[tag..<tag + 4]
-    guard name.elementsEqual("Xing".utf8) || name.elementsEqual("Info".utf8) else { return .absent }
-    let number = { (at: Int) in audio[at..<at + 4].reduce(Int64(0)) { $0 << 8 | Int64($1) } }
-    guard number(tag + 4) & 0x1 != 0 else { return .absent }
-    return .frames(number(tag + 8))
+    return 4 + (hasCRC ? 2 : 0) + sideInfo
   }
 }

@@ -84,3 +84,21 @@ struct MP3InfoTagTests {
     }
   }
 }
+
+extension MP3InfoTagTests {
+  @Test("a sync pattern before the first real frame is passed over; a size not syncsafe is skipped")
+  func falseSync() throws {
+    let bytes = try Data(contentsOf: TestFiles.fixture("mono-22k.mp3"))
+    let start = try #require(MP3InfoTag.audioStart([UInt8](bytes.prefix(10))))
+    // A valid-looking header with no tag and no frame after it, just before the real first one.
+    var spoofed = bytes
+    spoofed.insert(
+      contentsOf: [0xFF, 0xF3, 0x80, 0xC4] + [UInt8](repeating: 0, count: 60), at: Int(start))
+    #expect(scan(spoofed) == .frames(79))
+    #expect(scan(spoofed, piece: 1) == .frames(79))
+    // An ID3 size with a high bit set: mpg123 reads on right after the 10-byte header.
+    var unsafe = [UInt8](bytes.prefix(10))
+    unsafe[7] = 0xCD
+    #expect(MP3InfoTag.audioStart(unsafe) == 10)
+  }
+}
