@@ -34,10 +34,12 @@ public final class MP3Decoder: AudioDecoder {
     // Quiet: mpg123 must not print over the screen. Force stereo and 44.1 kHz so every song
     // fits the one open output; gapless trims the encoder's padding, as mpg123 itself does.
     // Fuzzy seeking lets feedseek jump to bytes not yet fed, estimated from the Xing/Info table
-    // of contents, so a seek beyond the download becomes an HTTP Range request.
+    // of contents, so a seek beyond the download becomes an HTTP Range request. ID3v2 tags are
+    // skipped, not parsed: the feed gives the song's details, and mpg123 allocates what a tag
+    // claims to hold (up to 256 MB) before reading it, again on every read until it has it all.
     let flags = Int(
       MPG123_QUIET.rawValue | MPG123_FORCE_STEREO.rawValue | MPG123_GAPLESS.rawValue
-        | MPG123_FUZZY.rawValue)
+        | MPG123_FUZZY.rawValue | MPG123_SKIP_ID3V2.rawValue)
     riffle_mpg123_param(handle, MPG123_ADD_FLAGS, flags, 0)
     riffle_mpg123_param(handle, MPG123_FORCE_RATE, PCMFormat.sampleRate, 0)
     mpg123_format_none(handle)
