@@ -7,16 +7,9 @@ public final class MP3Decoder: AudioDecoder {
   public private(set) var hasFormat = false
   private var sourceRate = PCMFormat.sampleRate
   private var inputLength: Int64?
-  /// The stream's first bytes (up to 10, enough for an ID3v2 header) and, once it is known,
-  /// where the audio starts after any ID3v2 tag.
-  private var head: [UInt8] = []
-  private var audioStart: Int64?
-  /// The first bytes of the audio, kept until its Info tag is checked (`MP3InfoTag`); nil after.
-  private var audioHead: [UInt8]? = []
-  private var tagSearch = 0
-  private var fed: Int64 = 0
-  /// How much of the audio is searched for the first frame before the check gives up.
-  private static let tagWindow = 16 * 1024
+  /// The last bytes fed, kept so a tag split between pieces is still read; nil once mpg123 has
+  /// been told to ignore Info tags.
+  private var tagCarry: [UInt8]? = []
 
   private static let libraryReady: Bool = {
     // Needed before 1.27 and harmless after.
@@ -62,8 +55,8 @@ public final class MP3Decoder: AudioDecoder {
   }
 
   public func feed(_ bytes: Data) throws {
-    // mpg123 parses what it is fed only when asked to decode: the tag is checked before that.
-    checkInfoTag(bytes)
+    // mpg123 parses what it is fed only when asked to decode: tags are checked before that.
+    checkInfoTags(bytes)
     let result = bytes.withUnsafeBytes { raw in
       riffle_mpg123_feed(handle, raw.bindMemory(to: UInt8.self).baseAddress, raw.count)
     }
@@ -96,8 +89,8 @@ public final class MP3Decoder: AudioDecoder {
   }
 
   public func seek(toFrame frame: Int64) throws -> (frame: Int64, inputOffset: Int64) {
-    // Bytes fed from now on come from elsewhere in the stream; mpg123 has read the tag by now.
-    audioHead = nil
+    // Bytes fed from now on come from elsewhere in the stream.
+    if tagCarry != nil { tagCarry = [] }
     var inputOffset: off_t = 0
     let reached = riffle_mpg123_feedseek(handle, off_t(frame), &inputOffset)
     guard reached >= 0 else { throw DecodeError.corrupt("cannot seek: \(lastError)") }
@@ -109,34 +102,17 @@ public final class MP3Decoder: AudioDecoder {
     min(MP3InfoTag.mostFrames, inputLength ?? MP3InfoTag.mostFrames)
   }
 
-  /// Looks at the bytes about to be fed for the first frame's Info tag; a claim beyond what the
-  /// stream can hold makes mpg123 ignore the tag (and play the frame that carries it).
-  private func checkInfoTag(_ bytes: Data) {
-    guard var audio = audioHead else { return }
-    let start = fed
-    fed += Int64(bytes.count)
-    if head.count < 10 { head += bytes.prefix(10 - head.count) }
-    if audioStart == nil, let found = MP3InfoTag.audioStart(head) {
-      audioStart = found
-      // Bytes fed before this piece are all in `head`.
-      if found < start { audio = Array(head[Int(found)..<Int(start)]) }
-    }
-    guard let audioStart else { return }
-    let from = max(audioStart + Int64(audio.count), start)
-    let to = min(fed, audioStart + Int64(MP3Decoder.tagWindow))
-    guard from < to else { return }
-    let first = bytes.startIndex + Int(from - start)
-    audio += bytes[first..<first + Int(to - from)]
-    switch MP3InfoTag.frames(in: audio, searchFrom: &tagSearch) {
-    case .needMore where audio.count < MP3Decoder.tagWindow:
-      audioHead = audio
-      return
-    case .frames(let count) where count > plausibleFrames:
+  /// Looks at the bytes about to be fed for Info tags; a claim beyond what the stream can hold
+  /// makes mpg123 ignore Info tags from then on (and play the frames that carry them).
+  private func checkInfoTags(_ bytes: Data) {
+    guard let carry = tagCarry else { return }
+    let window = carry + bytes
+    if MP3InfoTag.claims(in: window).contains(where: { $0 > plausibleFrames }) {
       riffle_mpg123_param(handle, MPG123_ADD_FLAGS, Int(MPG123_IGNORE_INFOFRAME.rawValue), 0)
-    default:
-      break
+      tagCarry = nil
+      return
     }
-    audioHead = nil
+    tagCarry = Array(window.suffix(MP3InfoTag.reach - 1))
   }
 
   public var duration: Double? {
