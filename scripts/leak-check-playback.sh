@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The leak check over a short real playback run (part of scripts/harden.sh): the
-# AddressSanitizer build of riffle plays the bundled catalog in tmux into a WAV file, pages
-# once, likes, and quits with q; LeakSanitizer then lists every block no longer reachable.
+# AddressSanitizer build of riffle plays the bundled catalog in tmux into a WAV file, on a
+# private session bus of its own so MPRIS and song notifications run too; playerctl reads its
+# MPRIS properties and pauses and plays it, the player pages once, likes, and quits with q;
+# LeakSanitizer then lists every block no longer reachable.
 # Passes when it finds none outside Tests/Hardening/lsan.supp (third-party only, each with
 # why). valgrind would be the other tool, but valgrind 3.19 crashes inside libdispatch in every
 # Swift program here (see docs/hardening.md).
@@ -10,7 +12,13 @@ cd "$(dirname "$0")/.."
 binary="${RIFFLE_BINARY:-$PWD/.build-asan/debug/riffle}"
 dir="$(mktemp -d /tmp/riffle-leaks.XXXXXX)"
 socket="$dir/tmux.sock"
-trap 'tmux -S "$socket" kill-server 2>/dev/null || true' EXIT
+bus_pid=""
+cleanup() {
+  tmux -S "$socket" kill-server 2>/dev/null || true
+  # dbus-daemon --nofork does not end on SIGTERM here.
+  if [ -n "$bus_pid" ]; then kill -9 "$bus_pid" 2>/dev/null || true; fi
+}
+trap cleanup EXIT
 
 screen() { tmux -S "$socket" capture-pane -p -t riffle 2>/dev/null || true; }
 wait_for() { # text, seconds
@@ -21,14 +29,41 @@ wait_for() { # text, seconds
   echo "leak check: '$1' never showed; the screen was:"; screen; return 1
 }
 
+# A session bus of the run's own (never the user's), as the end-to-end tests do.
+mkdir -p "$dir/bus" "$dir/config/riffle"
+dbus-daemon --session --nofork --print-address=1 --address="unix:dir=$dir/bus" \
+  >"$dir/bus.address" 2>/dev/null </dev/null &
+bus_pid=$!
+for _ in $(seq 100); do [ -s "$dir/bus.address" ] && break; sleep 0.1; done
+bus="$(head -1 "$dir/bus.address")"
+[[ "$bus" == unix:* ]] || { echo "leak check: dbus-daemon did not start"; exit 1; }
+playerctl() { DBUS_SESSION_BUS_ADDRESS="$bus" command playerctl --player=riffle "$@" 2>&1; }
+wait_mpris() { # status, seconds
+  for _ in $(seq $(($2 * 10))); do
+    [ "$(playerctl status)" = "$1" ] && return 0
+    sleep 0.1
+  done
+  echo "leak check: MPRIS never said $1 (playerctl: $(playerctl status))"; return 1
+}
+# Song notifications as well: with no notification server on this bus each one comes back as
+# an error reply, which is the path that must free its pending call.
+printf '[notifications]\nenabled = true\n' >"$dir/config/riffle/config.toml"
+
 tmux -S "$socket" -f /dev/null new-session -d -s riffle -x 80 -y 24 \
   "env SWIFT_BACKTRACE=enable=no TERM=tmux-256color LANG=C.UTF-8 XDG_CONFIG_HOME=$dir/config \
+   DBUS_SESSION_BUS_ADDRESS=$bus \
    XDG_DATA_HOME=$dir/data XDG_CACHE_HOME=$dir/cache \
    ASAN_OPTIONS=detect_leaks=1:log_path=$dir/lsan \
    LSAN_OPTIONS=suppressions=$PWD/Tests/Hardening/lsan.supp:print_suppressions=0 \
    $binary $PWD/Resources/Catalog/songs.json --audio wav:$dir/out.wav; echo \$? > $dir/status; sleep 3600"
 wait_for "Glass Harbor" 60
-sleep 4
+wait_mpris Playing 30
+playerctl metadata >/dev/null
+playerctl play-pause
+wait_mpris Paused 10
+playerctl play-pause
+wait_mpris Playing 10
+sleep 2
 tmux -S "$socket" send-keys -t riffle Right
 wait_for "Neon Orchard" 30
 sleep 3
@@ -43,4 +78,4 @@ if ls "$dir"/lsan.* >/dev/null 2>&1; then
   echo "leak check: leaks found; reports in $dir/lsan.*"
   exit 1
 fi
-echo "leak check: no leaks (riffle exited $(cat "$dir/status"))"
+echo "leak check: no leaks, MPRIS included (riffle exited $(cat "$dir/status"))"

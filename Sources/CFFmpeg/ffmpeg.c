@@ -36,11 +36,13 @@ static int check(const void *table, char *error, size_t size) {
   return -1;
 }
 
-// FFmpeg logs to stderr, which would draw over the screen; Riffle reports errors itself.
+// FFmpeg logs to stderr, which would draw over the screen; Riffle reports errors itself. And
+// no header makes it allocate more than RIFFLE_FFMPEG_LARGEST_ALLOCATION at once (CFFmpeg.h).
 static int start(const void *table, char *error, size_t size) {
   (void)error;
   (void)size;
   ((const RiffleFFmpeg *)table)->av_log_set_level(AV_LOG_QUIET);
+  ((const RiffleFFmpeg *)table)->av_max_alloc(RIFFLE_FFMPEG_LARGEST_ALLOCATION);
   return 0;
 }
 

@@ -16,6 +16,7 @@ static inline int riffle_mpg123_read(mpg123_handle *h, void *out, size_t size, s
   return mpg123_read(h, out, size, done);
 }
 static inline off_t riffle_mpg123_length(mpg123_handle *h) { return mpg123_length(h); }
+static inline off_t riffle_mpg123_framelength(mpg123_handle *h) { return mpg123_framelength(h); }
 static inline int riffle_mpg123_set_filesize(mpg123_handle *h, off_t size) {
   return mpg123_set_filesize(h, size);
 }

@@ -183,14 +183,20 @@ public struct Config: Equatable, Sendable {
   /// toml++ (under TOMLKit) asserts on such a header instead of reporting it: a debug build
   /// aborts and a release build runs into undefined behaviour. Found by the `config` fuzz
   /// target with `[+eys]`.
+  /// Read by Unicode scalar, as the parser reads: as Characters, `[` and a combining mark after
+  /// it are one character, and so are `\r\n`, which hid such headers from the check.
   static func malformedTableHeader(in text: String) -> Int? {
-    func startsKey(_ rest: Substring) -> Bool {
-      guard let first = rest.first else { return true }  // the parser reports the end itself
-      return first.isASCII && (first.isLetter || first.isNumber || "_-\"'".contains(first))
-        || first == "]"
+    let scalars = text.unicodeScalars
+    func startsKey(_ rest: Substring.UnicodeScalarView.SubSequence) -> Bool {
+      // At the end of the text the parser reports the end itself; at the end of a line toml++
+      // asserts (`[` then a newline, found by the config fuzz target).
+      guard let first = rest.first else { return rest.endIndex == scalars.endIndex }
+      return first.isASCII
+        && (first.properties.isAlphabetic || ("0"..."9").contains(first)
+          || "_-\"'".unicodeScalars.contains(first) || first == "]")
     }
     var number = 0
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+    for line in scalars.split(separator: "\n", omittingEmptySubsequences: false) {
       number += 1
       var rest = line.drop { $0 == " " || $0 == "\t" }
       guard rest.first == "[" else { continue }

@@ -24,6 +24,11 @@ public final class FFmpegDecoder: AudioDecoder {
   /// How many more bytes must arrive before opening is tried again (containers without an index).
   private static let openRetryStep: Int64 = 32 * 1024
   private static let ioBufferSize = 32 * 1024
+  /// Source sample rates converted to 44.1 kHz. A header may claim any rate; libswresample's
+  /// filter grows with the ratio (a WAV of 961 bytes claiming 134 MHz cost 13 s and 540 MB
+  /// before a sample came out) and the output with its inverse, so rates no audio uses are
+  /// refused as damaged.
+  static let playableSampleRates: ClosedRange<Int32> = 1_000...768_000
 
   private let kind: AudioKind
   private let input = FeedStore()
@@ -462,6 +467,9 @@ public final class FFmpegDecoder: AudioDecoder {
 
   private func makeResampler(for frame: UnsafeMutablePointer<AVFrame>, shape: [Int32]) throws {
     ff.swr_free(&resampler)
+    guard FFmpegDecoder.playableSampleRates.contains(frame.pointee.sample_rate) else {
+      throw DecodeError.corrupt("an unplayable sample rate of \(frame.pointee.sample_rate) Hz")
+    }
     var stereo = AVChannelLayout()
     riffle_channel_layout_stereo(&stereo)
     var layout = AVChannelLayout()
@@ -493,6 +501,17 @@ public enum FFmpegLibraries {
   /// The sonames loaded, dependencies first ("libavutil.so.57", ... "libavformat.so.59").
   public static var sonames: [String] {
     (0..<4).compactMap { riffle_ffmpeg_soname(Int32($0)).map { String(cString: $0) } }
+  }
+
+  /// The most FFmpeg allocates at once (see CFFmpeg.h): a header's claim beyond it is refused.
+  public static let largestAllocation = Int(RIFFLE_FFMPEG_LARGEST_ALLOCATION)
+
+  /// Whether FFmpeg, loaded as the decoder loads it, would allocate `bytes` in one block.
+  static func allocates(_ bytes: Int) throws -> Bool {
+    let ff = try FFmpegDecoder.load(for: .mp4).pointee
+    guard var block = ff.av_malloc(bytes) else { return false }
+    ff.av_freep(&block)
+    return true
   }
 
   /// Whether the libraries load and have every function Riffle calls, from `directory` or,

@@ -28,6 +28,12 @@ final class FeedStore {
   var starved = false
   /// Counts feeds, so a retry can tell whether anything changed.
   private(set) var version = 0
+  /// The offset of the first top-level MP4 box the search for the sample table has not yet
+  /// passed: box headers never change once here, so each search goes on from the last.
+  private(set) var boxSearchOffset: Int64 = 0
+  /// Box headers read by that search in all (it reads each box's header once, however the
+  /// bytes are split into feeds).
+  private(set) var boxHeadersRead = 0
 
   /// The last byte offset of the input plus one, once known.
   var end: Int64? { length ?? (ended ? cursor : nil) }
@@ -51,6 +57,11 @@ final class FeedStore {
     guard !data.isEmpty else { return }
     let start = cursor
     let end = start + Int64(data.count)
+    if let last = segments.indices.last, segments[last].end == start {
+      // The usual case, in order after the last run: no search, no copy of the run.
+      segments[last].bytes.append(data)
+      return
+    }
     let touching = segments.indices.filter {
       segments[$0].start <= end && segments[$0].end >= start
     }
@@ -100,23 +111,43 @@ final class FeedStore {
 
   /// True when the MP4 `moov` box (the sample table) has wholly arrived: the top-level boxes are
   /// walked from the start by their sizes, skipping the audio (`mdat`) without needing its bytes.
+  /// Asked after every feed, so the walk goes on from where the last one stopped
+  /// (`boxSearchOffset`) rather than from the start: a file of many small boxes fed in small
+  /// pieces would otherwise cost the square of its size.
   var hasMP4SampleTable: Bool {
-    var offset: Int64 = 0
-    while let header = bytes(at: offset, count: 8) {
-      let type = String(decoding: header[4..<8], as: UTF8.self)
-      var size = header[0..<4].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+    while let size32 = bigEndian(at: boxSearchOffset, count: 4),
+      let type = bigEndian(at: boxSearchOffset + 4, count: 4)
+    {
+      boxHeadersRead += 1
+      let isSampleTable = type == 0x6D6F_6F76  // "moov"
+      var size = Int64(size32)
       if size == 1 {
         // A 64-bit size follows the type.
-        guard let large = bytes(at: offset + 8, count: 8) else { return false }
-        size = large.reduce(Int64(0)) { $0 << 8 | Int64($1) }
-      } else if size == 0, let end {
-        size = end - offset  // the box runs to the end of the file
+        guard let large = bigEndian(at: boxSearchOffset + 8, count: 8) else { return false }
+        size = Int64(bitPattern: large)
+      } else if size == 0 {
+        // The box runs to the end of the file: the last one.
+        guard let end else { return false }
+        return isSampleTable && has(boxSearchOffset, count: end - boxSearchOffset)
       }
       guard size >= 8 else { return false }
-      if type == "moov" { return has(offset, count: size) }
-      offset += size
+      if isSampleTable { return has(boxSearchOffset, count: size) }
+      // A size that points beyond any file ends the search (and never overflows an offset).
+      let (next, overflow) = boxSearchOffset.addingReportingOverflow(size)
+      guard !overflow, next < Int64.max / 2 else { return false }
+      boxSearchOffset = next
     }
     return false
+  }
+
+  /// The big-endian number in the bytes `offset..<offset + count` (at most 8), when they have
+  /// all arrived; read in place.
+  private func bigEndian(at offset: Int64, count: Int) -> UInt64? {
+    guard has(offset, count: Int64(count)),
+      let segment = segments.first(where: { $0.start <= offset && offset < $0.end })
+    else { return nil }
+    let start = segment.bytes.startIndex + Int(offset - segment.start)
+    return segment.bytes[start..<start + count].reduce(0) { $0 << 8 | UInt64($1) }
   }
 
   /// True when the bytes `offset..<offset + count` have all arrived.

@@ -6,6 +6,10 @@ public final class MP3Decoder: AudioDecoder {
   private let handle: OpaquePointer
   public private(set) var hasFormat = false
   private var sourceRate = PCMFormat.sampleRate
+  private var inputLength: Int64?
+  /// The last bytes fed, kept so a tag split between pieces is still read; nil once mpg123 has
+  /// been told to ignore Info tags.
+  private var tagCarry: [UInt8]? = []
 
   private static let libraryReady: Bool = {
     // Needed before 1.27 and harmless after.
@@ -23,10 +27,12 @@ public final class MP3Decoder: AudioDecoder {
     // Quiet: mpg123 must not print over the screen. Force stereo and 44.1 kHz so every song
     // fits the one open output; gapless trims the encoder's padding, as mpg123 itself does.
     // Fuzzy seeking lets feedseek jump to bytes not yet fed, estimated from the Xing/Info table
-    // of contents, so a seek beyond the download becomes an HTTP Range request.
+    // of contents, so a seek beyond the download becomes an HTTP Range request. ID3v2 tags are
+    // skipped, not parsed: the feed gives the song's details, and mpg123 allocates what a tag
+    // claims to hold (up to 256 MB) before reading it, again on every read until it has it all.
     let flags = Int(
       MPG123_QUIET.rawValue | MPG123_FORCE_STEREO.rawValue | MPG123_GAPLESS.rawValue
-        | MPG123_FUZZY.rawValue)
+        | MPG123_FUZZY.rawValue | MPG123_SKIP_ID3V2.rawValue)
     riffle_mpg123_param(handle, MPG123_ADD_FLAGS, flags, 0)
     riffle_mpg123_param(handle, MPG123_FORCE_RATE, PCMFormat.sampleRate, 0)
     mpg123_format_none(handle)
@@ -44,10 +50,13 @@ public final class MP3Decoder: AudioDecoder {
   }
 
   public func setInputLength(_ bytes: Int64) {
+    inputLength = bytes
     riffle_mpg123_set_filesize(handle, off_t(bytes))
   }
 
   public func feed(_ bytes: Data) throws {
+    // mpg123 parses what it is fed only when asked to decode: tags are checked before that.
+    checkInfoTags(bytes)
     let result = bytes.withUnsafeBytes { raw in
       riffle_mpg123_feed(handle, raw.bindMemory(to: UInt8.self).baseAddress, raw.count)
     }
@@ -80,13 +89,36 @@ public final class MP3Decoder: AudioDecoder {
   }
 
   public func seek(toFrame frame: Int64) throws -> (frame: Int64, inputOffset: Int64) {
+    // Bytes fed from now on come from elsewhere in the stream.
+    if tagCarry != nil { tagCarry = [] }
     var inputOffset: off_t = 0
     let reached = riffle_mpg123_feedseek(handle, off_t(frame), &inputOffset)
     guard reached >= 0 else { throw DecodeError.corrupt("cannot seek: \(lastError)") }
     return (Int64(reached), Int64(inputOffset))
   }
 
+  /// Most frames a stream of the known input length can hold (each takes more than a byte).
+  private var plausibleFrames: Int64 {
+    min(MP3InfoTag.mostFrames, inputLength ?? MP3InfoTag.mostFrames)
+  }
+
+  /// Looks at the bytes about to be fed for Info tags; a claim beyond what the stream can hold
+  /// makes mpg123 ignore Info tags from then on (and play the frames that carry them).
+  private func checkInfoTags(_ bytes: Data) {
+    guard let carry = tagCarry else { return }
+    let window = carry + bytes
+    if MP3InfoTag.claims(in: window).contains(where: { $0 > plausibleFrames }) {
+      riffle_mpg123_param(handle, MPG123_ADD_FLAGS, Int(MPG123_IGNORE_INFOFRAME.rawValue), 0)
+      tagCarry = nil
+      return
+    }
+    tagCarry = Array(window.suffix(MP3InfoTag.reach - 1))
+  }
+
   public var duration: Double? {
+    // mpg123_length walks every frame when it resamples: a length no stream can have (from a
+    // lying tag or input length) is no length.
+    guard riffle_mpg123_framelength(handle) <= plausibleFrames else { return nil }
     let samples = riffle_mpg123_length(handle)
     guard samples > 0 else { return nil }
     return Double(samples) / Double(PCMFormat.sampleRate)

@@ -2,7 +2,12 @@ import CSystemd
 import Foundation
 
 /// A value Riffle sends over D-Bus: the few types MPRIS and notifications need.
-public indirect enum DBusValue: Equatable, Sendable {
+///
+/// Deliberately not `indirect` (a dictionary nests through its own storage already): an
+/// indirect enum keeps each value in a box and stores the box's address with the case number
+/// in its top bits, which LeakSanitizer cannot follow, so every published MPRIS property was
+/// reported as leaked at exit (docs/hardening.md), and each state cost a dozen allocations.
+public enum DBusValue: Equatable, Sendable {
   case string(String)
   case objectPath(String)
   case bool(Bool)

@@ -30,7 +30,7 @@ enum RiffleFuzz {
     #if RIFFLE_FUZZ
       // libFuzzer sees the program name and what follows the target name.
       var argc = CommandLine.argc - 1
-      var argv = CommandLine.unsafeArgv
+      let argv = CommandLine.unsafeArgv
       argv[1] = argv[0]
       var shifted = argv + 1
       exit(fuzzerRunDriver(&argc, &shifted, fuzzerTestOneInput))

@@ -129,7 +129,10 @@ struct PlayerOptions: ParsableArguments {
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
       throw ValidationError("riffle needs a terminal (stdin and stdout must be a TTY)")
     }
-    let environment = ProcessInfo.processInfo.environment
+    // Read where it is used, not kept in a local: this function never returns, and
+    // dispatchMain ends the main thread's frames without releasing their locals, so a copy of
+    // the environment held here would be garbage LeakSanitizer reports at exit.
+    let environment = { (name: String) in ProcessInfo.processInfo.environment[name] }
     let paths = AppPaths.fromEnvironment()
     let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
     // Each service's base URL: the flag, then the environment, then config.toml, then the default.
@@ -138,11 +141,11 @@ struct PlayerOptions: ParsableArguments {
       services = (
         try Config.resolveServiceURL(
           flag: ("--itunes-url", itunesURL),
-          environment: ("RIFFLE_ITUNES_URL", environment["RIFFLE_ITUNES_URL"]),
+          environment: ("RIFFLE_ITUNES_URL", environment("RIFFLE_ITUNES_URL")),
           file: config.itunesURL, fallback: ITunesCatalog.defaultBase),
         try Config.resolveServiceURL(
           flag: ("--lyrics-url", lyricsURL),
-          environment: ("RIFFLE_LYRICS_URL", environment["RIFFLE_LYRICS_URL"]),
+          environment: ("RIFFLE_LYRICS_URL", environment("RIFFLE_LYRICS_URL")),
           file: config.lyricsURL, fallback: LyricsSource.defaultBaseURL)
       )
     } catch {

@@ -464,7 +464,10 @@ struct ConfigHelpTests {
 
   @Test(
     "A table header not starting with a key is reported with its line, not handed to the parser",
-    arguments: ["[+eys]", "[[ %x]]", "[ \u{7F}a]", "[\u{0}]"])
+    arguments: [
+      "[+eys]", "[[ %x]]", "[ \u{7F}a]", "[\u{0}]", "[", "[[ ", "[\r", "[\u{616}\u{624}\"[[",
+      "[\u{301}a]\r",
+    ])
   func malformedTableHeader(_ header: String) {
     let (config, problems) = Config.parse("# settings\n\n\(header)\nnext = \"n\"\n")
     #expect(config == Config())
@@ -502,6 +505,12 @@ struct ConfigHelpTests {
     ] {
       #expect(Config.mismatchedBracket(in: text) == nil, "\(text)")
     }
+  }
+
+  @Test("Line ends of \\r\\n count lines as \\n does, and a bad header there is found")
+  func crlfHeaders() {
+    #expect(Config.malformedTableHeader(in: "[keys]\r\nnext = \"n\"\r\n[+eys]\r\n") == 3)
+    #expect(Config.malformedTableHeader(in: "[keys]\r\nnext = \"n\"\r\n[theme]\r\n") == nil)
   }
 
   @Test("Headers that start with a key, a quote or a bracket pass the check")

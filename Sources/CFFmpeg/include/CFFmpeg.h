@@ -29,6 +29,7 @@
   X(av_strerror)                       \
   X(av_rescale_q)                      \
   X(av_log_set_level)                  \
+  X(av_max_alloc)                      \
   X(av_frame_alloc)                    \
   X(av_frame_free)                     \
   X(av_frame_unref)                    \
@@ -78,6 +79,14 @@ typedef struct RiffleFFmpeg {
   RIFFLE_FFMPEG_FUNCTIONS(RIFFLE_FFMPEG_FIELD)
 #undef RIFFLE_FFMPEG_FIELD
 } RiffleFFmpeg;
+
+/// The most FFmpeg allocates at once, set when the libraries are loaded (`av_max_alloc`; its
+/// default is 2 GB). Demuxers size some buffers from what a header claims (a WAV's INFO tag,
+/// an MP4's sample-size table) before reading it: a file of a few hundred bytes made FFmpeg
+/// zero 1.6 GB. No audio Riffle plays needs a block this large (an MP4 index of 17 hours of
+/// AAC takes about 64 MB), so such a claim is now refused where FFmpeg allocates: the WAV
+/// loses that tag, a file that needs the block fails to open as damaged.
+#define RIFFLE_FFMPEG_LARGEST_ALLOCATION 67108864
 
 /// The functions, loading the libraries on the first call (thread-safe, once per process).
 /// NULL when they cannot be loaded; `riffle_ffmpeg_error()` then says why.
