@@ -50,10 +50,9 @@ let package = Package(
     .systemLibrary(
       name: "CWebP", pkgConfig: "libwebp",
       providers: [.apt(["libwebp-dev"])]),
-    // sd-bus: the D-Bus session bus (MPRIS, desktop notifications).
-    .systemLibrary(
-      name: "CSystemd", pkgConfig: "libsystemd",
-      providers: [.apt(["libsystemd-dev"])]),
+    // sd-bus (libsystemd-dev): the D-Bus session bus (MPRIS, desktop notifications). Compiled
+    // against its headers, loaded with dlopen when a bus is first opened (see CSystemd.h).
+    .target(name: "CSystemd", dependencies: ["CLinux"]),
     // PulseAudio's simple API (libpulse-dev): playback and recording for "name that song".
     // Compiled against its headers, loaded with dlopen by the first stream (see CPulseSimple.h).
     .target(name: "CPulseSimple", dependencies: ["CLinux"]),

@@ -44,8 +44,8 @@ bin="$root/bin/riffle"
 echo "== the installed binary links no Swift runtime from the toolchain"
 ldd "$bin" | grep -E 'libswift|libFoundation|libdispatch|libBlocksRuntime|/opt/swift' \
   && fail "the installed binary needs the Swift toolchain's libraries"
-echo "== FFmpeg, libcurl and libpulse are not linked (each is loaded when first needed)"
-readelf -d "$bin" | grep -E 'NEEDED.*(libav|libswresample|libcurl|libpulse)' \
+echo "== FFmpeg, libcurl, libpulse and libsystemd are not linked (each is loaded when first needed)"
+readelf -d "$bin" | grep -E 'NEEDED.*(libav|libswresample|libcurl|libpulse|libsystemd)' \
   && fail "the installed binary links a library it should load on first use (see CLinux.h)"
 
 home="$dest/home"

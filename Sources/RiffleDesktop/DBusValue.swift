@@ -43,20 +43,23 @@ public enum DBusValue: Equatable, Sendable {
     case .objectPath(let path): return DBusValue.appendString(path, type: "o", to: message)
     case .bool(let flag):
       var value: Int32 = flag ? 1 : 0
-      return sd_bus_message_append_basic(message, DBusValue.code("b"), &value)
-    case .byte(var value): return sd_bus_message_append_basic(message, DBusValue.code("y"), &value)
-    case .int32(var value): return sd_bus_message_append_basic(message, DBusValue.code("i"), &value)
+      return sd.sd_bus_message_append_basic(message, DBusValue.code("b"), &value)
+    case .byte(var value):
+      return sd.sd_bus_message_append_basic(message, DBusValue.code("y"), &value)
+    case .int32(var value):
+      return sd.sd_bus_message_append_basic(message, DBusValue.code("i"), &value)
     case .uint32(var value):
-      return sd_bus_message_append_basic(message, DBusValue.code("u"), &value)
-    case .int64(var value): return sd_bus_message_append_basic(message, DBusValue.code("x"), &value)
+      return sd.sd_bus_message_append_basic(message, DBusValue.code("u"), &value)
+    case .int64(var value):
+      return sd.sd_bus_message_append_basic(message, DBusValue.code("x"), &value)
     case .double(var value):
-      return sd_bus_message_append_basic(message, DBusValue.code("d"), &value)
+      return sd.sd_bus_message_append_basic(message, DBusValue.code("d"), &value)
     case .stringArray(let items):
-      var result = sd_bus_message_open_container(message, DBusValue.code("a"), "s")
+      var result = sd.sd_bus_message_open_container(message, DBusValue.code("a"), "s")
       for item in items where result >= 0 {
         result = DBusValue.appendString(item, type: "s", to: message)
       }
-      return result >= 0 ? sd_bus_message_close_container(message) : result
+      return result >= 0 ? sd.sd_bus_message_close_container(message) : result
     case .dictionary(let entries):
       return DBusValue.appendDictionary(entries, to: message)
     }
@@ -64,21 +67,21 @@ public enum DBusValue: Equatable, Sendable {
 
   /// Appends `a{sv}`.
   static func appendDictionary(_ entries: [String: DBusValue], to message: OpaquePointer) -> Int32 {
-    var result = sd_bus_message_open_container(message, code("a"), "{sv}")
+    var result = sd.sd_bus_message_open_container(message, code("a"), "{sv}")
     for key in entries.keys.sorted() where result >= 0 {
-      result = sd_bus_message_open_container(message, code("e"), "sv")
+      result = sd.sd_bus_message_open_container(message, code("e"), "sv")
       if result >= 0 { result = appendString(key, type: "s", to: message) }
       if result >= 0 { result = entries[key]!.appendVariant(to: message) }
-      if result >= 0 { result = sd_bus_message_close_container(message) }
+      if result >= 0 { result = sd.sd_bus_message_close_container(message) }
     }
-    return result >= 0 ? sd_bus_message_close_container(message) : result
+    return result >= 0 ? sd.sd_bus_message_close_container(message) : result
   }
 
   /// Appends the value wrapped in a variant (`v`).
   func appendVariant(to message: OpaquePointer) -> Int32 {
-    var result = sd_bus_message_open_container(message, DBusValue.code("v"), signature)
+    var result = sd.sd_bus_message_open_container(message, DBusValue.code("v"), signature)
     if result >= 0 { result = append(to: message) }
-    return result >= 0 ? sd_bus_message_close_container(message) : result
+    return result >= 0 ? sd.sd_bus_message_close_container(message) : result
   }
 
   private static func appendString(_ text: String, type: Character, to message: OpaquePointer)
@@ -86,7 +89,7 @@ public enum DBusValue: Equatable, Sendable {
   {
     // D-Bus strings cannot hold NUL; a title from a server might.
     let clean = text.replacingOccurrences(of: "\0", with: "")
-    return clean.withCString { sd_bus_message_append_basic(message, code(type), $0) }
+    return clean.withCString { sd.sd_bus_message_append_basic(message, code(type), $0) }
   }
 
   static func code(_ type: Character) -> CChar { CChar(type.asciiValue!) }

@@ -69,7 +69,7 @@ public final class SessionBus: @unchecked Sendable {
   /// Asks for a well-known name; false when another connection has it.
   public func requestName(_ name: String) -> Bool {
     guard let bus else { return false }
-    return sd_bus_request_name(bus, name, 0) >= 0
+    return sd.sd_bus_request_name(bus, name, 0) >= 0
   }
 
   /// Sends method calls at `path` to `handler`.
@@ -77,7 +77,7 @@ public final class SessionBus: @unchecked Sendable {
     guard let bus else { return false }
     let box = Box(handler)
     handlers[path] = box
-    let result = sd_bus_add_object(
+    let result = sd.sd_bus_add_object(
       bus, nil, path,
       { message, userdata, _ in
         guard let message, let userdata else { return 0 }
@@ -93,10 +93,10 @@ public final class SessionBus: @unchecked Sendable {
   ) {
     guard let bus else { return }
     var message: OpaquePointer?
-    guard sd_bus_message_new_signal(bus, &message, path, interface, member) >= 0, let message
+    guard sd.sd_bus_message_new_signal(bus, &message, path, interface, member) >= 0, let message
     else { return }
-    defer { sd_bus_message_unref(message) }
-    if body(message) >= 0 { _ = sd_bus_send(bus, message, nil) }
+    defer { _ = sd.sd_bus_message_unref(message) }
+    if body(message) >= 0 { _ = sd.sd_bus_send(bus, message, nil) }
   }
 
   /// Calls a method without waiting: `reply` gets the answer (nil on error) on the bus thread.
@@ -107,21 +107,21 @@ public final class SessionBus: @unchecked Sendable {
     guard let bus else { return }
     var message: OpaquePointer?
     guard
-      sd_bus_message_new_method_call(bus, &message, destination, path, interface, member) >= 0,
+      sd.sd_bus_message_new_method_call(bus, &message, destination, path, interface, member) >= 0,
       let message
     else { return }
-    defer { sd_bus_message_unref(message) }
+    defer { _ = sd.sd_bus_message_unref(message) }
     guard body(message) >= 0 else { return }
     let box = ReplyBox(reply)
     let context = Unmanaged.passRetained(box).toOpaque()
-    let result = sd_bus_call_async(
+    let result = sd.sd_bus_call_async(
       bus, nil, message,
       { message, userdata, _ in
         guard let userdata else { return 0 }
         let box = Unmanaged<ReplyBox>.fromOpaque(userdata).takeRetainedValue()
         let answer = message.map { DBusCall(message: $0) }
         box.reply(
-          answer.flatMap { sd_bus_message_is_method_error($0.message, nil) != 0 ? nil : $0 })
+          answer.flatMap { sd.sd_bus_message_is_method_error($0.message, nil) != 0 ? nil : $0 })
         return 1
       }, context, 5_000_000)
     if result < 0 { Unmanaged<ReplyBox>.fromOpaque(context).release() }
@@ -141,7 +141,7 @@ public final class SessionBus: @unchecked Sendable {
     var fds = [pollfd(), pollfd()]
     while true {
       var processed: Int32 = 1
-      while processed > 0 { processed = sd_bus_process(connection, nil) }
+      while processed > 0 { processed = sd.sd_bus_process(connection, nil) }
       if processed < 0 {
         // The bus went away: no more MPRIS, the player goes on.
         FileHandle.standardError.write(
@@ -156,10 +156,10 @@ public final class SessionBus: @unchecked Sendable {
       for job in pending { job(self) }
       if !pending.isEmpty { continue }
 
-      let events = sd_bus_get_events(connection)
+      let events = sd.sd_bus_get_events(connection)
       guard events >= 0 else { break }
       fds[0] = pollfd(
-        fd: sd_bus_get_fd(connection), events: Int16(truncatingIfNeeded: events), revents: 0)
+        fd: sd.sd_bus_get_fd(connection), events: Int16(truncatingIfNeeded: events), revents: 0)
       fds[1] = pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0)
       _ = poll(&fds, 2, Self.pollTimeout(connection))
       if fds[1].revents != 0 {
@@ -168,23 +168,34 @@ public final class SessionBus: @unchecked Sendable {
       }
     }
     stop()
-    sd_bus_flush_close_unref(connection)
+    _ = sd.sd_bus_flush_close_unref(connection)
     bus = nil
   }
 
   /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`) or
   /// to `address`.
+  /// libsystemd is loaded here, and only when there may be a bus to connect to.
   static func open(_ address: String?) -> OpaquePointer? {
+    guard address != nil || userBusMayExist, SystemdLibrary.isLoaded else { return nil }
     var bus: OpaquePointer?
-    guard let address else { return sd_bus_open_user(&bus) >= 0 ? bus : nil }
-    guard sd_bus_new(&bus) >= 0, let bus else { return nil }
-    guard sd_bus_set_address(bus, address) >= 0, sd_bus_set_bus_client(bus, 1) >= 0,
-      sd_bus_start(bus) >= 0
+    guard let address else { return sd.sd_bus_open_user(&bus) >= 0 ? bus : nil }
+    guard sd.sd_bus_new(&bus) >= 0, let bus else { return nil }
+    guard sd.sd_bus_set_address(bus, address) >= 0, sd.sd_bus_set_bus_client(bus, 1) >= 0,
+      sd.sd_bus_start(bus) >= 0
     else {
-      sd_bus_unref(bus)
+      _ = sd.sd_bus_unref(bus)
       return nil
     }
     return bus
+  }
+
+  /// Whether `sd_bus_open_user` has anything to try: the variable, or a socket where it looks
+  /// without one.
+  static var userBusMayExist: Bool {
+    let environment = ProcessInfo.processInfo.environment
+    if let address = environment["DBUS_SESSION_BUS_ADDRESS"], !address.isEmpty { return true }
+    let runtime = environment["XDG_RUNTIME_DIR"] ?? "/run/user/\(getuid())"
+    return FileManager.default.fileExists(atPath: runtime + "/bus")
   }
 
   private func stop() {
@@ -197,7 +208,7 @@ public final class SessionBus: @unchecked Sendable {
   /// Milliseconds until sd-bus needs to run again (a call's time-out), -1 for never.
   private static func pollTimeout(_ bus: OpaquePointer) -> Int32 {
     var until: UInt64 = 0
-    guard sd_bus_get_timeout(bus, &until) >= 0, until != UInt64.max else { return -1 }
+    guard sd.sd_bus_get_timeout(bus, &until) >= 0, until != UInt64.max else { return -1 }
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     let nowMicros = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1000
@@ -211,26 +222,26 @@ public struct DBusCall {
   let message: OpaquePointer
 
   public var interface: String? {
-    sd_bus_message_get_interface(message).map { String(cString: $0) }
+    sd.sd_bus_message_get_interface(message).map { String(cString: $0) }
   }
-  public var member: String? { sd_bus_message_get_member(message).map { String(cString: $0) } }
+  public var member: String? { sd.sd_bus_message_get_member(message).map { String(cString: $0) } }
 
   /// Reads the next argument as a string (`s`) or object path (`o`).
   func readString(type: Character = "s") -> String? {
     var pointer: UnsafePointer<CChar>?
-    guard sd_bus_message_read_basic(message, DBusValue.code(type), &pointer) > 0, let pointer
+    guard sd.sd_bus_message_read_basic(message, DBusValue.code(type), &pointer) > 0, let pointer
     else { return nil }
     return String(cString: pointer)
   }
 
   func readInt64() -> Int64? {
     var value: Int64 = 0
-    return sd_bus_message_read_basic(message, DBusValue.code("x"), &value) > 0 ? value : nil
+    return sd.sd_bus_message_read_basic(message, DBusValue.code("x"), &value) > 0 ? value : nil
   }
 
   func readUInt32() -> UInt32? {
     var value: UInt32 = 0
-    return sd_bus_message_read_basic(message, DBusValue.code("u"), &value) > 0 ? value : nil
+    return sd.sd_bus_message_read_basic(message, DBusValue.code("u"), &value) > 0 ? value : nil
   }
 
   /// Reads the next argument of the types `DBusValue` has (a variant is read as its content);
@@ -238,7 +249,7 @@ public struct DBusCall {
   public func readValue() -> DBusValue? {
     var type: CChar = 0
     var contents: UnsafePointer<CChar>?
-    guard sd_bus_message_peek_type(message, &type, &contents) > 0 else { return nil }
+    guard sd.sd_bus_message_peek_type(message, &type, &contents) > 0 else { return nil }
     let inner = contents.map { String(cString: $0) } ?? ""
     switch UnicodeScalar(UInt8(bitPattern: type)) {
     case "s": return readString().map(DBusValue.string)
@@ -247,33 +258,33 @@ public struct DBusCall {
     case "u": return readUInt32().map(DBusValue.uint32)
     case "b":
       var value: Int32 = 0
-      return sd_bus_message_read_basic(message, type, &value) > 0 ? .bool(value != 0) : nil
+      return sd.sd_bus_message_read_basic(message, type, &value) > 0 ? .bool(value != 0) : nil
     case "y":
       var value: UInt8 = 0
-      return sd_bus_message_read_basic(message, type, &value) > 0 ? .byte(value) : nil
+      return sd.sd_bus_message_read_basic(message, type, &value) > 0 ? .byte(value) : nil
     case "i":
       var value: Int32 = 0
-      return sd_bus_message_read_basic(message, type, &value) > 0 ? .int32(value) : nil
+      return sd.sd_bus_message_read_basic(message, type, &value) > 0 ? .int32(value) : nil
     case "d":
       var value: Double = 0
-      return sd_bus_message_read_basic(message, type, &value) > 0 ? .double(value) : nil
+      return sd.sd_bus_message_read_basic(message, type, &value) > 0 ? .double(value) : nil
     case "v":
-      guard sd_bus_message_enter_container(message, type, inner) > 0 else { return nil }
-      defer { sd_bus_message_exit_container(message) }
+      guard sd.sd_bus_message_enter_container(message, type, inner) > 0 else { return nil }
+      defer { _ = sd.sd_bus_message_exit_container(message) }
       return readValue()
     case "a" where inner == "s":
-      guard sd_bus_message_enter_container(message, type, inner) > 0 else { return nil }
-      defer { sd_bus_message_exit_container(message) }
+      guard sd.sd_bus_message_enter_container(message, type, inner) > 0 else { return nil }
+      defer { _ = sd.sd_bus_message_exit_container(message) }
       var items: [String] = []
       while let item = readString() { items.append(item) }
       return .stringArray(items)
     case "a" where inner == "{sv}":
-      guard sd_bus_message_enter_container(message, type, inner) > 0 else { return nil }
-      defer { sd_bus_message_exit_container(message) }
+      guard sd.sd_bus_message_enter_container(message, type, inner) > 0 else { return nil }
+      defer { _ = sd.sd_bus_message_exit_container(message) }
       var entries: [String: DBusValue] = [:]
-      while sd_bus_message_enter_container(message, DBusValue.code("e"), "sv") > 0 {
+      while sd.sd_bus_message_enter_container(message, DBusValue.code("e"), "sv") > 0 {
         if let key = readString(), let value = readValue() { entries[key] = value }
-        sd_bus_message_exit_container(message)
+        _ = sd.sd_bus_message_exit_container(message)
       }
       return .dictionary(entries)
     default:
@@ -285,9 +296,9 @@ public struct DBusCall {
   @discardableResult
   public func reply(_ body: (OpaquePointer) -> Int32) -> Bool {
     var reply: OpaquePointer?
-    guard sd_bus_message_new_method_return(message, &reply) >= 0, let reply else { return true }
-    defer { sd_bus_message_unref(reply) }
-    if body(reply) >= 0 { _ = sd_bus_send(nil, reply, nil) }
+    guard sd.sd_bus_message_new_method_return(message, &reply) >= 0, let reply else { return true }
+    defer { _ = sd.sd_bus_message_unref(reply) }
+    if body(reply) >= 0 { _ = sd.sd_bus_send(nil, reply, nil) }
     return true
   }
 
@@ -303,7 +314,7 @@ public struct DBusCall {
 
   @discardableResult
   func replyEmpty() -> Bool {
-    _ = riffle_sd_bus_reply_empty(message)
+    _ = riffle_sd_bus_reply_empty(SystemdLibrary.table, message)
     return true
   }
 
@@ -311,9 +322,9 @@ public struct DBusCall {
   @discardableResult
   func fail(_ name: String, _ text: String) -> Bool {
     var error = sd_bus_error()
-    _ = sd_bus_error_set(&error, name, text)
-    _ = sd_bus_reply_method_error(message, &error)
-    sd_bus_error_free(&error)
+    _ = sd.sd_bus_error_set(&error, name, text)
+    _ = sd.sd_bus_reply_method_error(message, &error)
+    sd.sd_bus_error_free(&error)
     return true
   }
 }

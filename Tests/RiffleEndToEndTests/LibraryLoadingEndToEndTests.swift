@@ -2,17 +2,26 @@ import Foundation
 import RiffleTestSupport
 import Testing
 
-/// libcurl, libpulse-simple and FFmpeg are opened when first needed, not at start (see CCurl.h,
-/// CPulseSimple.h, CFFmpeg.h): what the real binary has mapped, read from /proc/PID/maps.
+/// libcurl, libpulse-simple, libsystemd and FFmpeg are opened when first needed, not at start
+/// (see CLinux.h): what the real binary has mapped, read from /proc/PID/maps. MPRIS loading
+/// libsystemd when there is a bus is covered by the desktop tests.
 @Suite("C libraries load when first needed, in the real binary (tmux)", .serialized)
 struct LibraryLoadingEndToEndTests {
-  @Test("The bundled catalog plays with no libcurl, PulseAudio or FFmpeg; a search loads curl")
+  @Test(
+    "The bundled catalog plays with no libcurl, PulseAudio, FFmpeg or, without a bus, libsystemd; a search loads curl"
+  )
   func curlOnFirstSearch() throws {
     let harness = try SearchHarness(
       ITunesServer(songsByTerm: ["neon": SearchHarness.tracks(3, term: "Neon")]))
     let trace = harness.home.file("trace")
     let catalog = TestFiles.catalog.appendingPathComponent("songs.json").path
-    let tmux = try harness.start([catalog], environment: ["RIFFLE_TRACE": trace.path])
+    // No session bus: no DBUS_SESSION_BUS_ADDRESS, and a runtime folder without a bus socket.
+    let tmux = try harness.start(
+      [catalog],
+      environment: [
+        "RIFFLE_TRACE": trace.path, "DBUS_SESSION_BUS_ADDRESS": "",
+        "XDG_RUNTIME_DIR": harness.home.url.path,
+      ])
     let pid = try #require(CrashSafetyEndToEndTests.startedPID(number: 1, in: trace))
     try tmux.waitFor("Glass Harbor", timeout: 20)
     // Playing: the feed, the song and its cover were all read from files.
@@ -21,6 +30,7 @@ struct LibraryLoadingEndToEndTests {
     #expect(!playing.contains { $0.hasPrefix("libcurl") }, "\(playing)")
     #expect(!playing.contains { $0.hasPrefix("libpulse") }, "\(playing)")
     #expect(!playing.contains { $0.hasPrefix("libavformat") }, "\(playing)")
+    #expect(!playing.contains { $0.hasPrefix("libsystemd") }, "no bus to connect to: \(playing)")
     #expect(playing.contains { $0.hasPrefix("libmpg123") }, "\(playing)")
 
     tmux.sendKeys("/")
