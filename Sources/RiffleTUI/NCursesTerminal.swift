@@ -28,7 +28,11 @@ public final class NCursesTerminal: Terminal {
     intrflush(riffle_nc_stdscr(), false)
     keypad(riffle_nc_stdscr(), true)
     nodelay(riffle_nc_stdscr(), true)
-    set_escdelay(25)
+    // How long a lone Esc waits for the rest of an escape sequence (Shift+Right is ESC [ 1 ; 2 C).
+    // 100 ms, as vim's ttimeoutlen: over SSH, or from a busy terminal multiplexer, a sequence can
+    // arrive in pieces, and at 25 ms its Esc was taken for the Esc key and the rest for typing
+    // (seen in the end-to-end tests on a loaded machine, where tmux writes key by key).
+    set_escdelay(100)
     curs_set(0)
     if has_colors() {
       start_color()
