@@ -24,6 +24,31 @@ public enum EscapeDecoder {
     return out
   }
 
+  /// Whether `keys` end inside an escape sequence: an ESC, or an ESC, "[" or "O" and parameter
+  /// bytes, with no final byte yet (or a mouse prefix whose report has not ended). The reader
+  /// then waits a moment for the rest: a sequence can arrive in pieces (SSH, a busy
+  /// multiplexer), and decoded as it stands its ESC would be taken for the Esc key.
+  public static func endsInsideSequence(_ keys: [Key]) -> Bool {
+    guard let start = keys.lastIndex(where: { $0 == .escape || $0 == .mousePrefix }) else {
+      return false
+    }
+    let rest = keys[(start + 1)...]
+    let mouse = keys[start] == .mousePrefix
+    var first = true
+    for key in rest {
+      guard case .char(let c) = key, let value = c.asciiValue else { return false }
+      if first && !mouse {
+        guard c == "[" || c == "O" else { return false }
+        first = false
+        continue
+      }
+      first = false
+      // A parameter byte keeps the sequence open; anything else ends it.
+      guard (0x30...0x3F).contains(value) else { return false }
+    }
+    return true
+  }
+
   /// The parameters and final byte of an SGR mouse report after its prefix.
   private static func mouseReport(_ keys: [Key], at start: Int) -> (MouseEvent?, Int) {
     var body = "<"

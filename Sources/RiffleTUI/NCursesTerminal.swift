@@ -28,11 +28,9 @@ public final class NCursesTerminal: Terminal {
     intrflush(riffle_nc_stdscr(), false)
     keypad(riffle_nc_stdscr(), true)
     nodelay(riffle_nc_stdscr(), true)
-    // How long a lone Esc waits for the rest of an escape sequence (Shift+Right is ESC [ 1 ; 2 C).
-    // 100 ms, as vim's ttimeoutlen: over SSH, or from a busy terminal multiplexer, a sequence can
-    // arrive in pieces, and at 25 ms its Esc was taken for the Esc key and the rest for typing
-    // (seen in the end-to-end tests on a loaded machine, where tmux writes key by key).
-    set_escdelay(100)
+    // How long ncurses waits after an Esc for the rest of a sequence its terminfo names; what
+    // it hands over cut off, `readKeys` waits for itself (`sequenceWait`).
+    set_escdelay(25)
     curs_set(0)
     if has_colors() {
       start_color()
@@ -141,12 +139,27 @@ public final class NCursesTerminal: Terminal {
     }
   }
 
+  /// How long a read that ends inside an escape sequence waits for the rest of it.
+  static let sequenceWait: Int32 = 100
+
   public func readKeys() -> [Key] {
     var keys: [Key] = []
     var code: wint_t = 0
+    var deadline: Date?
     while keys.count < 1024 {
       let result = riffle_nc_get_wch(&code)
-      if result == ERR { break }
+      if result == ERR {
+        // A sequence cut off by the end of what has arrived: wait a moment for the rest, which
+        // may come a byte at a time (ncurses' own escape delay covers only the sequences its
+        // terminfo names).
+        guard EscapeDecoder.endsInsideSequence(keys) else { break }
+        let until = deadline ?? Date().addingTimeInterval(Double(Self.sequenceWait) / 1000)
+        deadline = until
+        let left = Int32((until.timeIntervalSinceNow * 1000).rounded(.up))
+        var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
+        guard left > 0, poll(&input, 1, left) > 0 else { break }
+        continue
+      }
       if result == riffle_nc_key_code_yes() {
         keys.append(Self.key(forCode: Int32(code)))
       } else {

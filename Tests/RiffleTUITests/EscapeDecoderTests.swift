@@ -212,3 +212,39 @@ struct EscapeDecoderMalformedTests {
     #expect(out.suffix(2) == [.shiftRight, mouse(.press(button: 0), 4, 5)])
   }
 }
+
+@Suite("EscapeDecoder: a read that ends inside a sequence waits for the rest")
+struct EscapeDecoderCutOffTests {
+  @Test(
+    "An ESC, or an ESC and a CSI or SS3 start with parameters, ends inside a sequence",
+    arguments: [
+      "\u{1B}", "\u{1B}[", "\u{1B}[1", "\u{1B}[1;2", "\u{1B}O", "q\u{1B}[1;", "\u{1B}[<0;1",
+    ])
+  func inside(_ bytes: String) {
+    #expect(EscapeDecoder.endsInsideSequence(rawKeys(bytes)))
+  }
+
+  @Test(
+    "Whole sequences, plain keys and an ESC followed by a key are not cut off",
+    arguments: [
+      "", "q", "\u{1B}[1;2C", "\u{1B}[C", "\u{1B}OH", "\u{1B}q", "\u{1B}[1;2Cq", "\u{1B}[1x",
+    ])
+  func notInside(_ bytes: String) {
+    #expect(!EscapeDecoder.endsInsideSequence(rawKeys(bytes)))
+  }
+
+  @Test("An SGR mouse report after ncurses' own prefix is open until its M or m")
+  func mouseReport() {
+    #expect(EscapeDecoder.endsInsideSequence([.mousePrefix] + rawKeys("0;12")))
+    #expect(!EscapeDecoder.endsInsideSequence([.mousePrefix] + rawKeys("0;12;5M")))
+  }
+
+  @Test("The pieces read together decode as one Shift+Right, as the reader joins them")
+  func piecesJoined() {
+    let first = rawKeys("\u{1B}")
+    #expect(EscapeDecoder.endsInsideSequence(first))
+    let second = first + rawKeys("[1;")
+    #expect(EscapeDecoder.endsInsideSequence(second))
+    #expect(EscapeDecoder.decode(second + rawKeys("2C")) == [.shiftRight])
+  }
+}
