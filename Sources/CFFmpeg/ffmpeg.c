@@ -2,13 +2,11 @@
 
 #include <stdio.h>
 
-#include "CLinux.h"
-
 #define RIFFLE_STRINGIFY_(x) #x
 #define RIFFLE_STRINGIFY(x) RIFFLE_STRINGIFY_(x)
 
 // Dependencies first, so each library finds the one it needs already loaded.
-static const char *const sonames[4] = {
+static const char *const sonames[] = {
     "libavutil.so." RIFFLE_STRINGIFY(LIBAVUTIL_VERSION_MAJOR),
     "libswresample.so." RIFFLE_STRINGIFY(LIBSWRESAMPLE_VERSION_MAJOR),
     "libavcodec.so." RIFFLE_STRINGIFY(LIBAVCODEC_VERSION_MAJOR),
@@ -16,14 +14,8 @@ static const char *const sonames[4] = {
 };
 
 const char *riffle_ffmpeg_soname(int index) {
-  return index >= 0 && index < 4 ? sonames[index] : NULL;
+  return index >= 0 && index < (int)(sizeof sonames / sizeof *sonames) ? sonames[index] : NULL;
 }
-
-static const char *const symbols[] = {
-#define RIFFLE_FFMPEG_NAME(name) #name,
-    RIFFLE_FFMPEG_FUNCTIONS(RIFFLE_FFMPEG_NAME)
-#undef RIFFLE_FFMPEG_NAME
-};
 
 // The headers and the libraries must agree on the ABI; the soname's major says they do.
 static int check(const void *table, char *error, size_t size) {
@@ -46,24 +38,8 @@ static int start(const void *table, char *error, size_t size) {
   return 0;
 }
 
-static RiffleLazyLibraries libraries = {
-    .sonames = sonames,
-    .count = 4,
-    .symbols = symbols,
-    .symbol_count = sizeof symbols / sizeof *symbols,
-    .check = check,
-    .start = start,
-    .lock = PTHREAD_MUTEX_INITIALIZER,
-};
-static RiffleFFmpeg functions;
-
-const RiffleFFmpeg *riffle_ffmpeg(void) { return riffle_lazy_load(&libraries, &functions); }
-
-const char *riffle_ffmpeg_error(void) { return riffle_lazy_error(&libraries, &functions); }
-
-int riffle_ffmpeg_probe(const char *directory, char *error, size_t size) {
-  return riffle_lazy_probe(&libraries, directory, error, size);
-}
+RIFFLE_LAZY_LIBRARY(riffle_ffmpeg, RiffleFFmpeg, RIFFLE_FFMPEG_FUNCTIONS, check, start)
+RIFFLE_LAZY_PROBE(riffle_ffmpeg)
 
 int riffle_frame_layout(const RiffleFFmpeg *ff, const AVFrame *frame, AVChannelLayout *layout) {
   if (frame->ch_layout.order != AV_CHANNEL_ORDER_UNSPEC) {

@@ -8,6 +8,7 @@
 // curl's headers but does not link it: `riffle_curl()` opens it on first use (on the transfer
 // thread) and hands back a table of the functions Riffle calls, each typed from the header's own
 // declaration, so the compiler checks every call.
+#include "CLinux.h"
 #include <curl/curl.h>
 
 /// The curl functions Riffle uses.
@@ -34,9 +35,7 @@
 /// The functions, resolved from the loaded library (the variadic two are called through the
 /// typed wrappers below: Swift cannot call a variadic function).
 typedef struct RiffleCurl {
-#define RIFFLE_CURL_FIELD(name) __typeof__(name) *_Nonnull name;
-  RIFFLE_CURL_FUNCTIONS(RIFFLE_CURL_FIELD)
-#undef RIFFLE_CURL_FIELD
+  RIFFLE_CURL_FUNCTIONS(RIFFLE_LAZY_FIELD)
 } RiffleCurl;
 
 /// The functions, loading libcurl and running `curl_global_init` on the first call

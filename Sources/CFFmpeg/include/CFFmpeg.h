@@ -9,6 +9,7 @@
 // not link it: `riffle_ffmpeg()` dlopens the four libraries (the sonames of the headers built
 // against) on first use and hands back a table of the functions Riffle calls, each typed from
 // the header's own declaration, so the compiler checks every call.
+#include "CLinux.h"
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,9 +76,7 @@
 
 /// The functions, resolved from the loaded libraries.
 typedef struct RiffleFFmpeg {
-#define RIFFLE_FFMPEG_FIELD(name) __typeof__(name) *_Nonnull name;
-  RIFFLE_FFMPEG_FUNCTIONS(RIFFLE_FFMPEG_FIELD)
-#undef RIFFLE_FFMPEG_FIELD
+  RIFFLE_FFMPEG_FUNCTIONS(RIFFLE_LAZY_FIELD)
 } RiffleFFmpeg;
 
 /// The most FFmpeg allocates at once, set when the libraries are loaded (`av_max_alloc`; its

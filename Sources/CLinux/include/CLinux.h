@@ -20,13 +20,15 @@ void riffle_name_current_thread(const char *_Nonnull name);
 void riffle_tune_malloc(int arenas, int mmap_threshold);
 
 /// C libraries opened on first use instead of being linked: the one way Riffle loads libcurl,
-/// libpulse-simple and FFmpeg (see their C targets). Linked, each was opened and relocated at
+/// libpulse-simple, libsystemd and FFmpeg (see their C targets). Linked, each was opened and relocated at
 /// every start with all it depends on, whether the run needed it or not (libcurl alone brings 30
 /// libraries: 12 ms and 7 MB).
 ///
-/// A library's C file describes it with a static `RiffleLazyLibraries` and fills a table: a
-/// struct of `symbol_count` function pointers in the order of `symbols`, each typed from the
-/// header's own declaration so the compiler checks every call.
+/// A library's header lists the functions Riffle calls (an X-macro) and declares its table with
+/// `RIFFLE_LAZY_FIELD`: a struct of function pointers in the list's order, each typed from the
+/// header's own declaration so the compiler checks every call. Its C file names the sonames and
+/// defines the rest with `RIFFLE_LAZY_LIBRARY` (and `RIFFLE_LAZY_PROBE` where a probe is
+/// wanted).
 typedef struct RiffleLazyLibraries {
   /// Opened in this order (dependencies first), each `RTLD_NOW | RTLD_LOCAL`.
   const char *_Nonnull const *_Nonnull sonames;
@@ -59,4 +61,37 @@ const char *_Nullable riffle_lazy_error(RiffleLazyLibraries *_Nonnull libraries,
 /// `check`, else -1 with the reason in `error`. For tests and `riffle doctor`.
 int riffle_lazy_probe(const RiffleLazyLibraries *_Nonnull libraries,
                       const char *_Nullable directory, char *_Nonnull error, size_t size);
+
+/// One field of a table: a pointer to `name`, typed from the header's declaration.
+#define RIFFLE_LAZY_FIELD(name) __typeof__(name) *_Nonnull name;
+/// One entry of the list of names to look up.
+#define RIFFLE_LAZY_NAME(name) #name,
+
+/// Defines, in a library's C file (with its `sonames` array in scope), the loader of the table
+/// `type` of the functions `list` names, and the two calls its header declares:
+/// `const type *prefix(void)` (loads on the first call; NULL when it cannot) and
+/// `const char *prefix_error(void)` (why not). `check` and `start` may be NULL.
+#define RIFFLE_LAZY_LIBRARY(prefix, type, list, check_, start_)                          \
+  static const char *const prefix##_symbols[] = {list(RIFFLE_LAZY_NAME)};              \
+  static RiffleLazyLibraries prefix##_libraries = {                                   \
+      .sonames = sonames,                                                               \
+      .count = sizeof sonames / sizeof *sonames,                                        \
+      .symbols = prefix##_symbols,                                                      \
+      .symbol_count = sizeof prefix##_symbols / sizeof *prefix##_symbols,               \
+      .check = check_,                                                                  \
+      .start = start_,                                                                  \
+      .lock = PTHREAD_MUTEX_INITIALIZER,                                                \
+  };                                                                                    \
+  static type prefix##_functions;                                                       \
+  const type *prefix(void) { return riffle_lazy_load(&prefix##_libraries, &prefix##_functions); } \
+  const char *prefix##_error(void) {                                                    \
+    return riffle_lazy_error(&prefix##_libraries, &prefix##_functions);                \
+  }
+
+/// With `RIFFLE_LAZY_LIBRARY`: `int prefix_probe(directory, error, size)`, see
+/// `riffle_lazy_probe`.
+#define RIFFLE_LAZY_PROBE(prefix)                                                   \
+  int prefix##_probe(const char *directory, char *error, size_t size) {            \
+    return riffle_lazy_probe(&prefix##_libraries, directory, error, size);         \
+  }
 #endif

@@ -4,6 +4,7 @@
 // at start: linked, it and libpulse brought 19 libraries (2.5 ms, 1.8 MB) into every start,
 // including runs that play through libao or not at all. Compiled against the headers; the
 // functions come from `riffle_pulse()`, each typed from the header's own declaration.
+#include "CLinux.h"
 #include <stdint.h>
 #include <pulse/error.h>
 #include <pulse/simple.h>
@@ -21,9 +22,7 @@
   X(pa_simple_get_latency)
 
 typedef struct RifflePulse {
-#define RIFFLE_PULSE_FIELD(name) __typeof__(name) *_Nonnull name;
-  RIFFLE_PULSE_FUNCTIONS(RIFFLE_PULSE_FIELD)
-#undef RIFFLE_PULSE_FIELD
+  RIFFLE_PULSE_FUNCTIONS(RIFFLE_LAZY_FIELD)
 } RifflePulse;
 
 /// The functions, loading libpulse-simple on the first call (thread-safe, once per process).
@@ -32,13 +31,6 @@ const RifflePulse *_Nullable riffle_pulse(void);
 
 /// Why loading failed (the loader's own words), or NULL when it did not fail.
 const char *_Nullable riffle_pulse_error(void);
-
-/// The soname opened ("libpulse-simple.so.0").
-const char *_Nonnull riffle_pulse_soname(void);
-
-/// Tries to load the library from `directory` (NULL: the loader's usual search) without touching
-/// the table above: 0 when it loads and has every function, else -1 with the reason in `error`.
-int riffle_pulse_probe(const char *_Nullable directory, char *_Nonnull error, size_t size);
 
 // Buffer attributes with the server's defaults except the target length (playback) and the
 // fragment size (recording); (uint32_t)-1 means "server's choice".
