@@ -37,7 +37,9 @@ final class FileJob: @unchecked Sendable {
       finish(.unsupportedURL(request.url.absoluteString))
       return false
     }
-    descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    // O_NONBLOCK: opening a named pipe would otherwise wait for a writer, and hold up every
+    // transfer on the loop with it. Only regular files are read on, where it changes nothing.
+    descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
     var status = stat()
     guard descriptor >= 0, fstat(descriptor, &status) == 0,
       status.st_mode & S_IFMT == S_IFREG

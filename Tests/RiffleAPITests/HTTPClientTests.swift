@@ -864,6 +864,14 @@ struct HTTPClientFileTests {
     #expect(failure(fetch(target)) == .fileUnreadable(path: target.path))
   }
 
+  @Test("A named pipe is .fileUnreadable at once: opening it does not wait for a writer")
+  func namedPipe() throws {
+    let dir = try TemporaryDirectory()
+    let fifo = dir.file("song.mp3")
+    #expect(mkfifo(fifo.path, 0o600) == 0)
+    #expect(failure(fetch(HTTPRequest(url: fifo), timeout: 5)) == .fileUnreadable(path: fifo.path))
+  }
+
   @Test("A file:// offset past the end and a file over the size limit are refused")
   func fileLimits() throws {
     let dir = try TemporaryDirectory()
