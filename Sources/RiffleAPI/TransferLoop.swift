@@ -62,12 +62,12 @@ final class TransferLoop: @unchecked Sendable {
     }
   }
 
-  /// libcurl's functions and the multi handle, loading it on first call; nil when it cannot
-  /// be loaded.
+  /// Loads libcurl and makes the multi handle (the loop calls this until it works once); nil
+  /// when either fails.
   private func loadCurl() -> (UnsafePointer<RiffleCurl>, UnsafeMutableRawPointer)? {
-    guard let library = riffle_curl() else { return nil }
-    if let multi = lock.withLock({ multi }) { return (library, multi) }
-    guard let handle = library.pointee.curl_multi_init() else { return nil }
+    guard let library = riffle_curl(), let handle = library.pointee.curl_multi_init() else {
+      return nil
+    }
     lock.withLock { multi = handle }
     return (library, handle)
   }
