@@ -7,7 +7,7 @@ public enum NetworkLibraries {
   /// when it cannot be loaded, why.
   public static var linked: [LinkedLibrary] {
     guard let table = riffle_curl() else {
-      return [LinkedLibrary(name: "libcurl", version: "not loaded: \(problemText)", address: 0)]
+      return [LinkedLibrary(name: "libcurl", version: "not loaded: \(curlFailure)", address: 0)]
     }
     let c = table.pointee
     guard let info = riffle_curl_version_info(table)?.pointee else {
@@ -30,15 +30,9 @@ public enum NetworkLibraries {
   /// Whether libcurl loads and has every function Riffle calls, from `directory` or, when nil,
   /// the loader's usual search path: nil when it does, else why not.
   public static func curlProblem(loadingFrom directory: String? = nil) -> String? {
-    var error = [CChar](repeating: 0, count: 512)
-    let status = error.withUnsafeMutableBufferPointer { buffer in
-      riffle_curl_probe(directory, buffer.baseAddress!, buffer.count)
-    }
-    guard status != 0 else { return nil }
-    return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    LazyLibrary.probeProblem { riffle_curl_probe(directory, $0, $1) }
   }
 
-  private static var problemText: String {
-    riffle_curl_error().map { String(cString: $0) } ?? "unknown error"
-  }
+  /// Why libcurl could not be loaded (loading it if no transfer has yet).
+  static var curlFailure: String { LazyLibrary.failure(riffle_curl_error()) }
 }

@@ -138,7 +138,6 @@ final class TransferLoop: @unchecked Sendable {
 
   /// What a transfer says when libcurl cannot be loaded.
   static var curlMissing: String {
-    let reason = riffle_curl_error().map { String(cString: $0) } ?? "unknown error"
-    return "libcurl cannot be loaded (\(reason))"
+    "libcurl cannot be loaded (\(NetworkLibraries.curlFailure))"
   }
 }

@@ -1,5 +1,6 @@
 import CPulseSimple
 import Foundation
+import RiffleCore
 
 #if canImport(Glibc)
   import Glibc
@@ -54,7 +55,7 @@ final class PulseCapture: AudioCapture {
 
   init() throws {
     guard let pulse = riffle_pulse() else {
-      let reason = riffle_pulse_error().map { String(cString: $0) } ?? "unknown error"
+      let reason = LazyLibrary.failure(riffle_pulse_error())
       throw CaptureError("No capture device (PulseAudio's library cannot be loaded: \(reason))")
     }
     var error: Int32 = 0

@@ -25,7 +25,7 @@ public enum AudioLibraries {
   /// libpulse (loaded here if no stream has needed it yet): playback and recording.
   private static var pulse: LinkedLibrary {
     guard let table = riffle_pulse() else {
-      let reason = riffle_pulse_error().map { String(cString: $0) } ?? "unknown error"
+      let reason = LazyLibrary.failure(riffle_pulse_error())
       return LinkedLibrary(name: "libpulse", version: "not loaded: \(reason)", address: 0)
     }
     let version = table.pointee.pa_get_library_version
@@ -37,7 +37,7 @@ public enum AudioLibraries {
   /// and FFmpeg's release; when they cannot be loaded, why.
   private static var ffmpeg: [LinkedLibrary] {
     guard let table = riffle_ffmpeg() else {
-      let reason = riffle_ffmpeg_error().map { String(cString: $0) } ?? "unknown error"
+      let reason = LazyLibrary.failure(riffle_ffmpeg_error())
       return [LinkedLibrary(name: "FFmpeg", version: "not loaded: \(reason)", address: 0)]
     }
     let ff = table.pointee

@@ -1,6 +1,7 @@
 import CAO
 import CPulseSimple
 import Foundation
+import RiffleCore
 
 /// Which output the user asked for on the command line (`--audio`).
 public enum AudioDriverChoice: Equatable, Sendable, CustomStringConvertible {
@@ -137,7 +138,7 @@ public final class AudioOutput: @unchecked Sendable {
 
   private static func openPulse() throws -> AudioOutput {
     guard let pulse = riffle_pulse() else {
-      let reason = riffle_pulse_error().map { String(cString: $0) } ?? "unknown error"
+      let reason = LazyLibrary.failure(riffle_pulse_error())
       throw AudioOutputError(description: "cannot load PulseAudio's library (\(reason))")
     }
     var error: Int32 = 0

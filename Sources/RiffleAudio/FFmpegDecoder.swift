@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import RiffleCore
 
 /// AAC in MP4/M4A (iTunes previews), ADTS AAC, FLAC, Ogg and WAV through FFmpeg's libavformat,
 /// libavcodec and libswresample.
@@ -80,7 +81,7 @@ public final class FFmpegDecoder: AudioDecoder {
   /// logging: stderr is the screen's terminal).
   static func load(for kind: AudioKind) throws -> UnsafePointer<RiffleFFmpeg> {
     if let table = riffle_ffmpeg() { return table }
-    let reason = riffle_ffmpeg_error().map { String(cString: $0) } ?? "unknown error"
+    let reason = LazyLibrary.failure(riffle_ffmpeg_error())
     throw DecodeError.missingLibrary(kind, reason: reason)
   }
 
@@ -518,11 +519,6 @@ public enum FFmpegLibraries {
   /// when nil, the loader's usual search path: nil when they do, else why not. Leaves the
   /// libraries the decoder uses alone.
   public static func problem(loadingFrom directory: String? = nil) -> String? {
-    var error = [CChar](repeating: 0, count: 512)
-    let status = error.withUnsafeMutableBufferPointer { buffer in
-      riffle_ffmpeg_probe(directory, buffer.baseAddress!, buffer.count)
-    }
-    guard status != 0 else { return nil }
-    return String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    LazyLibrary.probeProblem { riffle_ffmpeg_probe(directory, $0, $1) }
   }
 }
