@@ -31,23 +31,8 @@ public final class ChildProcess: @unchecked Sendable {
     let argv = ([path] + arguments).map { strdup($0) } + [nil]
     let envp = env.map { strdup($0) } + [nil]
     defer { for pointer in argv + envp { free(pointer) } }
-    // The caller's threads may block signals (test runners do): the child starts with none
-    // blocked and default handlers, or `timeout` could never stop what it runs.
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var none = sigset_t()
-    sigemptyset(&none)
-    posix_spawnattr_setsigmask(&attributes, &none)
-    var defaults = sigset_t()
-    sigemptyset(&defaults)
-    for signal in [SIGPIPE, SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGALRM] {
-      sigaddset(&defaults, signal)
-    }
-    posix_spawnattr_setsigdefault(&attributes, &defaults)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
     var pid: pid_t = 0
-    let status = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
+    let status = withCleanSignals { posix_spawn(&pid, path, &actions, &$0, argv, envp) }
     guard status == 0 else {
       throw SpawnError(description: "cannot start \(path): \(String(cString: strerror(status)))")
     }
@@ -82,4 +67,25 @@ public final class ChildProcess: @unchecked Sendable {
   public struct SpawnError: Error, CustomStringConvertible {
     public var description: String
   }
+}
+
+/// Runs `body` with spawn attributes under which a child starts with no signal blocked and the
+/// usual ones at their default action. The caller's threads may block signals (test runners
+/// do), and a child inherits that: `timeout` could then never stop what it runs, nor tmux
+/// notice its pane's program end.
+func withCleanSignals<T>(_ body: (inout posix_spawnattr_t) -> T) -> T {
+  var attributes = posix_spawnattr_t()
+  posix_spawnattr_init(&attributes)
+  defer { posix_spawnattr_destroy(&attributes) }
+  var none = sigset_t()
+  sigemptyset(&none)
+  posix_spawnattr_setsigmask(&attributes, &none)
+  var defaults = sigset_t()
+  sigemptyset(&defaults)
+  for signal in [SIGPIPE, SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH, SIGALRM] {
+    sigaddset(&defaults, signal)
+  }
+  posix_spawnattr_setsigdefault(&attributes, &defaults)
+  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+  return body(&attributes)
 }

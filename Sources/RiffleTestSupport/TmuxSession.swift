@@ -301,24 +301,10 @@ public final class TmuxSession: @unchecked Sendable {
     posix_spawn_file_actions_adddup2(&actions, errFDs[1], 2)
     addCloseFromThree(&actions)
 
-    var attributes = posix_spawnattr_t()
-    posix_spawnattr_init(&attributes)
-    defer { posix_spawnattr_destroy(&attributes) }
-    var emptyMask = sigset_t()
-    sigemptyset(&emptyMask)
-    posix_spawnattr_setsigmask(&attributes, &emptyMask)
-    var defaultSignals = sigset_t()
-    sigemptyset(&defaultSignals)
-    for signal in [SIGPIPE, SIGCHLD, SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH] {
-      sigaddset(&defaultSignals, signal)
-    }
-    posix_spawnattr_setsigdefault(&attributes, &defaultSignals)
-    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
     var pid: pid_t = 0
     let spawned = withCStringArray(argv) { cArgv in
       withCStringArray(envp) { cEnvp in
-        posix_spawn(&pid, tmuxPath, &actions, &attributes, cArgv, cEnvp)
+        withCleanSignals { posix_spawn(&pid, tmuxPath, &actions, &$0, cArgv, cEnvp) }
       }
     }
     close(outFDs[1])
