@@ -276,6 +276,32 @@ struct InputEndToEndTests {
     #expect(try tmux.waitForExit() == 0)
   }
 
+  @Test(
+    "A Shift+Right that arrives in pieces, 40 ms apart, is still one key, and a lone Esc is Esc")
+  func sequenceInPieces() throws {
+    let harness = try PlayerHarness(
+      feed: PlayerHarness.longFeed, extraRoutes: PlayerHarness.longRoutes)
+    // screen-256color names no Shift+Right: the sequence reaches Riffle's own decoder, and the
+    // pieces come further apart than ncurses' 25 ms escape delay.
+    let tmux = try harness.start(term: "screen-256color")
+    let paused = try startPaused(tmux)
+    let start = try #require(clock(paused))
+    // (Not "[1;": tmux reads an argument ending in ";" as the end of its command.)
+    for piece in ["\u{1B}", "[1", ";2C"] {
+      tmux.sendLiteral(piece)
+      usleep(40_000)
+    }
+    try tmux.waitUntil { clock($0) == start + 10 }
+    // A lone Esc, with nothing after it, still closes the search prompt.
+    tmux.sendKeys("/")
+    try tmux.waitFor("Search iTunes")
+    tmux.sendLiteral("\u{1B}")
+    let closed = try tmux.waitUntil { !$0.contains("Search iTunes") }
+    #expect(clock(closed) == start + 10)
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
   @Test("config.toml binds n to next, and a bad line is named on screen")
   func config() throws {
     let harness = try PlayerHarness(
