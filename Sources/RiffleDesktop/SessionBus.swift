@@ -173,8 +173,7 @@ public final class SessionBus: @unchecked Sendable {
   }
 
   /// Connects to the session bus (`DBUS_SESSION_BUS_ADDRESS`, else `$XDG_RUNTIME_DIR/bus`) or
-  /// to `address`.
-  /// libsystemd is loaded here, and only when there may be a bus to connect to.
+  /// to `address`. libsystemd is loaded here, and only when there may be a bus to connect to.
   static func open(_ address: String?) -> OpaquePointer? {
     guard address != nil || userBusMayExist, SystemdLibrary.isLoaded else { return nil }
     var bus: OpaquePointer?
