@@ -17,6 +17,19 @@ public struct ProcessUsage: Sendable {
   /// Resident memory now and at its peak, in bytes.
   public var resident: Int
   public var peakResident: Int
+  /// Each live thread's time on a CPU, in seconds, by thread id: the scheduler's own count in
+  /// nanoseconds (`/proc/PID/task/TID/schedstat`), where `cpu` moves in 10 ms clock ticks.
+  public var runTimes: [String: Double] = [:]
+
+  /// Seconds on a CPU since `earlier`, to the nanosecond: the live threads' scheduler counts
+  /// (threads started since count from zero). What a thread that ended in between ran is in
+  /// the clock-tick total only; when that total shows more than its 10 ms of rounding beyond
+  /// the threads' sum, it is the answer instead.
+  public func runTime(since earlier: ProcessUsage) -> Double {
+    let threads = runTimes.reduce(0) { $0 + $1.value - (earlier.runTimes[$1.key] ?? 0) }
+    let ticks = cpu - earlier.cpu
+    return ticks - threads > 1 / Self.ticksPerSecond ? ticks : threads
+  }
 
   /// Context switches since `earlier`: threads started since count from zero; the last
   /// switches of threads that ended in between are missed.
@@ -58,6 +71,12 @@ public struct ProcessUsage: Sendable {
         (fields.numbers["voluntary_ctxt_switches"] ?? 0)
         + (fields.numbers["nonvoluntary_ctxt_switches"] ?? 0)
       usage.threadNames[task] = name
+      if let schedstat = try? String(
+        contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8),
+        let nanoseconds = schedstat.split(separator: " ").first.flatMap({ Double($0) })
+      {
+        usage.runTimes[task] = nanoseconds / 1e9
+      }
     }
     return usage
   }

@@ -89,8 +89,9 @@ final class SystemFigures {
       }
     }
     let method =
-      "whole process, utime+stime from /proc/PID/stat over 20 s (from 2 s after the "
-      + "first sample), 60 s 192 kbps MP3, private PulseAudio null sink; median of \(runs)"
+      "whole process, every thread's time on a CPU (/proc/PID/task/*/schedstat, ns) over 20 s "
+      + "(from 2 s after the first sample), 60 s 192 kbps MP3, private PulseAudio null sink; "
+      + "median of \(runs)"
     return [
       Bench.Row(
         figure: "CPU playing MP3 (one core)", value: Self.median(riffle), peerName: "mpg123",
@@ -99,7 +100,7 @@ final class SystemFigures {
       Bench.Row(
         figure: "PulseAudio server CPU while it plays", value: Self.median(riffleServer),
         peerName: "for mpg123", peerValue: Self.median(mpg123Server), format: Self.percent,
-        target: "<= mpg123's", method: "the private server's own utime+stime, same windows"),
+        target: "<= mpg123's", method: "the private server's own time on a CPU, same windows"),
     ]
   }
 
@@ -116,7 +117,7 @@ final class SystemFigures {
     guard let a0 = start[0], let a1 = end[0], let b0 = start[1], let b1 = end[1] else {
       throw BenchError("a process ended while it was measured")
     }
-    return ((a1.cpu - a0.cpu) / elapsed, (b1.cpu - b0.cpu) / elapsed)
+    return (a1.runTime(since: a0) / elapsed, b1.runTime(since: b0) / elapsed)
   }
 
   // MARK: - Paused and idle
