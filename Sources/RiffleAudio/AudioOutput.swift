@@ -66,8 +66,10 @@ public final class AudioOutput: @unchecked Sendable {
   private var isOpen = true
   private let paced: Bool
   /// How much audio the PulseAudio server is asked to hold: pausing lets at most this much
-  /// play on, and the server refills about four times per buffer.
-  public static let pulseBufferMilliseconds: UInt32 = 200
+  /// play on. 250 ms is what a libpulse-simple stream that names no target (mpg123's) gets; at
+  /// 200 ms the server's own CPU for our stream was 1.07 times mpg123's, at 250 ms 0.82 times
+  /// (docs/performance.md).
+  public static let pulseBufferMilliseconds: UInt32 = 250
   /// How far ahead of real time a paced device may run, like a sound card's buffer.
   public static let pacedLead = 0.2
 
