@@ -11,7 +11,8 @@
 # LeakSanitizer lists every block no longer reachable; the run passes when it finds none
 # outside Tests/Hardening/lsan.supp. valgrind counts the blocks definitely lost; the run passes
 # when none is left outside Tests/Hardening/valgrind.supp (third-party only, each with why).
-# RIFFLE_BINARY runs another riffle; VALGRIND_SLOWDOWN scales the waits under valgrind (8).
+# RIFFLE_BINARY runs another riffle; VALGRIND_SLOWDOWN scales the waits under valgrind (8);
+# VALGRIND_OPTIONS adds or overrides memcheck options, e.g. --show-leak-kinds=all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tool="${1:-lsan}"
@@ -68,7 +69,7 @@ else
   launcher="env LD_PRELOAD=$dir/sigsuspend-copy.so valgrind --tool=memcheck \
     --leak-check=full --show-leak-kinds=definite --errors-for-leak-kinds=definite \
     --num-callers=40 --suppressions=$PWD/Tests/Hardening/valgrind.supp \
-    --log-file=$dir/valgrind.log"
+    --log-file=$dir/valgrind.log ${VALGRIND_OPTIONS:-}"
 fi
 tmux -S "$socket" -f /dev/null new-session -d -s riffle -x 80 -y 24 \
   "env SWIFT_BACKTRACE=enable=no TERM=tmux-256color LANG=C.UTF-8 XDG_CONFIG_HOME=$dir/config \
