@@ -9,7 +9,7 @@
 #   FUZZ_SECONDS=3600 scripts/harden.sh fuzz   # longer fuzzing
 #
 # Separate from scripts/test.sh (CI): each sanitizer builds into its own folder (.build-asan,
-# .build-tsan, .build-fuzz), so nothing here disturbs the normal build.
+# .build-tsan, .build-fuzz, and .build-valgrind), so nothing here disturbs the normal build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RIFFLE_EXTRA_PACKAGES="valgrind" source scripts/setup-debian.sh
