@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// One file:// transfer, read by the transfer loop's thread a chunk at a time.
 ///
 /// Local files do not go through libcurl: loading it (and the 30 libraries it brings) only to
@@ -18,10 +14,9 @@ final class FileJob: @unchecked Sendable {
   /// How much one step reads: the loop serves every transfer in turn, a step each.
   static let chunkSize = 64 * 1024
 
-  private var descriptor: Int32 = -1
+  private var file: LocalFile?
   private var received = 0
   private var finished = false
-  private var buffer = [UInt8](repeating: 0, count: FileJob.chunkSize)
 
   init(request: HTTPRequest, handlers: StreamHandlers, transfer: Transfer) {
     self.request = request
@@ -31,36 +26,23 @@ final class FileJob: @unchecked Sendable {
 
   /// Opens the file and reports the response; false when the job ended at once.
   func start() -> Bool {
-    let path = request.url.path
-    if let host = request.url.host, !host.isEmpty, host != "localhost" {
-      // file://server/share/x.mp3 names another machine's file.
-      finish(.unsupportedURL(request.url.absoluteString))
+    let opened: LocalFile
+    do {
+      opened = try LocalFile(url: request.url)
+    } catch {
+      finish(error)
       return false
     }
-    // O_NONBLOCK: opening a named pipe would otherwise wait for a writer, and hold up every
-    // transfer on the loop with it. Only regular files are read on, where it changes nothing.
-    descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
-    var status = stat()
-    guard descriptor >= 0, fstat(descriptor, &status) == 0,
-      status.st_mode & S_IFMT == S_IFREG
-    else {
-      finish(.fileUnreadable(path: path))
-      return false
-    }
-    let size = Int64(status.st_size)
-    guard request.offset <= size else {
+    guard request.offset <= opened.size else {
       finish(.transport("\(request.url.lastPathComponent) is shorter than the offset asked for"))
       return false
     }
-    guard request.offset == 0 || lseek(descriptor, off_t(request.offset), SEEK_SET) >= 0 else {
-      finish(.fileUnreadable(path: path))
-      return false
-    }
-    let length = size - request.offset
+    let length = opened.size - request.offset
     if length > request.maxBytes {
       finish(.tooLarge(limit: request.maxBytes))
       return false
     }
+    file = opened
     handlers.onResponse(200, nil, length)
     if request.method.uppercased() == "HEAD" {
       finish(nil)
@@ -71,27 +53,28 @@ final class FileJob: @unchecked Sendable {
 
   /// Passes on the next chunk; false once the job has ended.
   func step() -> Bool {
-    guard !finished else { return false }
+    guard !finished, let file else { return false }
     if transfer.isCancelled {
       finish(.cancelled)
       return false
     }
-    let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-    if count < 0 {
-      if errno == EINTR { return true }
-      finish(.fileUnreadable(path: request.url.path))
+    let chunk: Data
+    do {
+      chunk = try file.read(at: request.offset + Int64(received), count: Self.chunkSize)
+    } catch {
+      finish(error)
       return false
     }
-    if count == 0 {
+    if chunk.isEmpty {
       finish(nil)
       return false
     }
-    received += count
+    received += chunk.count
     if received > request.maxBytes {
       finish(.tooLarge(limit: request.maxBytes))
       return false
     }
-    if !handlers.onData(Data(buffer[0..<count])) {
+    if !handlers.onData(chunk) {
       finish(.cancelled)
       return false
     }
@@ -101,10 +84,7 @@ final class FileJob: @unchecked Sendable {
   private func finish(_ error: HTTPError?) {
     guard !finished else { return }
     finished = true
-    if descriptor >= 0 {
-      close(descriptor)
-      descriptor = -1
-    }
+    file = nil
     handlers.onComplete(error)
   }
 }

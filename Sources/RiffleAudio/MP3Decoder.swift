@@ -49,6 +49,14 @@ public final class MP3Decoder: AudioDecoder {
     mpg123_delete(handle)
   }
 
+  /// The text frames mpg123 has read from ID3v2 tags: none, as it skips them.
+  var id3v2TextFrames: Int {
+    var v1: UnsafeMutablePointer<mpg123_id3v1>?
+    var v2: UnsafeMutablePointer<mpg123_id3v2>?
+    guard mpg123_id3(handle, &v1, &v2) == MPG123_OK.rawValue, let v2 else { return 0 }
+    return v2.pointee.texts
+  }
+
   public func setInputLength(_ bytes: Int64) {
     inputLength = bytes
     riffle_mpg123_set_filesize(handle, off_t(bytes))

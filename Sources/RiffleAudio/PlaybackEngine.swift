@@ -24,8 +24,10 @@ public protocol AudioCache: Sendable {
 ///
 /// Starting a song cancels the one before at once (its download and its writes). Pause blocks
 /// the playing thread on a condition, so a paused player uses no CPU. Seeking moves within the
-/// bytes already downloaded, or restarts the download there with an HTTP Range request. The
-/// position comes from the frames the output has taken, less what a paced output still holds.
+/// bytes already downloaded, or restarts the download there with an HTTP Range request. A local
+/// file (the catalog, a cached copy) is not downloaded: the playing thread reads it a piece at a
+/// time (`SongFile`). The position comes from the frames the output has taken, less what a paced
+/// output still holds.
 public final class PlaybackEngine: @unchecked Sendable {
   private let client: HTTPClient
   private let cache: AudioCache?
@@ -77,7 +79,7 @@ public final class PlaybackEngine: @unchecked Sendable {
       heardPlayID = playID
       lock.broadcast()
     }
-    startDownload(session, from: 0)
+    if session.download != nil { startDownload(session, from: 0) }
     let thread = Thread { [self] in
       // Named for /proc and debuggers (Foundation's `name` does not reach the kernel here).
       riffle_name_current_thread("riffle-playback")
@@ -105,7 +107,7 @@ public final class PlaybackEngine: @unchecked Sendable {
       lock.broadcast()
       return session
     }
-    target?.buffer.poke()
+    target?.bytes.poke()
   }
 
   /// Stops playback; the output stays open for the next song.
@@ -138,7 +140,7 @@ public final class PlaybackEngine: @unchecked Sendable {
   // MARK: - Downloads
 
   private func startDownload(_ session: Session, from offset: Int64) {
-    let buffer = session.buffer
+    guard let buffer = session.download else { return }
     let generation = buffer.restart(at: offset)
     let transfer = client.stream(
       HTTPRequest(url: session.source, maxBytes: 500_000_000, offset: offset),
@@ -194,7 +196,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         if let decoder, let seconds = session.takeSeek() {
           try seek(decoder, to: seconds, in: session)
         }
-        switch session.buffer.read(timeout: stallReportDelay, interrupt: { session.hasPendingSeek })
+        switch session.bytes.read(timeout: stallReportDelay, interrupt: { session.hasPendingSeek })
         {
         case .cancelled:
           return
@@ -212,7 +214,7 @@ public final class PlaybackEngine: @unchecked Sendable {
             guard try drain(decoder) else { return }
           } else {
             sniffBytes.append(data)
-            let whole = session.buffer.expectedLength.map { Int64(sniffBytes.count) >= $0 } ?? false
+            let whole = session.bytes.expectedLength.map { Int64(sniffBytes.count) >= $0 } ?? false
             guard sniffBytes.count >= AudioSniffer.preferredLength || whole else { continue }
             let started = try makeDecoder(sniffBytes, session: session)
             decoder = started
@@ -245,7 +247,7 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   private func makeDecoder(_ firstBytes: Data, session: Session) throws -> AudioDecoder {
     let decoder = try DecoderFactory.make(for: AudioSniffer.kind(of: firstBytes))
-    if let length = session.buffer.expectedLength { decoder.setInputLength(length) }
+    if let length = session.bytes.expectedLength { decoder.setInputLength(length) }
     try decoder.feed(firstBytes)
     return decoder
   }
@@ -254,7 +256,7 @@ public final class PlaybackEngine: @unchecked Sendable {
   private func seek(_ decoder: AudioDecoder, to seconds: Double, in session: Session) throws {
     let frame = Int64(max(0, seconds) * Double(PCMFormat.sampleRate))
     let (reached, inputOffset) = try decoder.seek(toFrame: frame)
-    if !session.buffer.seek(to: inputOffset) {
+    if !session.bytes.seek(to: inputOffset) {
       startDownload(session, from: inputOffset)
     }
     lock.withLock {
@@ -266,7 +268,7 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   private func keepInCache(_ session: Session) {
     guard let cache, session.source == session.original, !session.original.isFileURL,
-      let data = session.buffer.completeData
+      let data = session.download?.completeData
     else { return }
     // On this thread, before the song is reported finished: a quit right after the end must
     // not lose the copy.
@@ -375,7 +377,10 @@ private final class Session: @unchecked Sendable {
   /// Where the bytes come from: the song's URL, or its copy in the cache.
   let source: URL
   let original: URL
-  let buffer = SongBuffer()
+  /// What the playing thread reads: the download, or the local file itself.
+  let bytes: SongBytes
+  /// The download's buffer, for a song that is not a local file.
+  let download: SongBuffer?
   private let lock = NSLock()
   private var transfer: Transfer?
   private var pendingSeek: Double?
@@ -384,12 +389,20 @@ private final class Session: @unchecked Sendable {
     self.playID = playID
     self.source = source
     self.original = original
+    if source.isFileURL {
+      bytes = SongFile(url: source)
+      download = nil
+    } else {
+      let buffer = SongBuffer()
+      bytes = buffer
+      download = buffer
+    }
   }
 
-  var isCancelled: Bool { buffer.isCancelled }
+  var isCancelled: Bool { bytes.isCancelled }
 
   func cancel() {
-    buffer.cancel()
+    bytes.cancel()
     lock.withLock { transfer }?.cancel()
   }
 

@@ -1,4 +1,5 @@
 import Foundation
+import RiffleTestSupport
 import Testing
 
 @testable import RiffleAudio
@@ -31,6 +32,19 @@ struct HostileHeaderTests {
       wav(sampleRate: rate, frames: Int(Double(rate) * seconds)))
     let frames = Double(pcm.count / PCMFormat.bytesPerFrame)
     #expect(abs(frames / Double(PCMFormat.sampleRate) - seconds) < 0.01, "\(frames) frames")
+  }
+
+  @Test("ID3v2 tags are skipped, not parsed: mpg123 allocated what a tag claimed to hold")
+  func id3Skipped() throws {
+    // short-1.mp3 opens with an ID3v2 tag (the encoder's name).
+    let bytes = try Data(contentsOf: TestFiles.fixture("short-1.mp3"))
+    #expect(bytes.starts(with: Array("ID3".utf8)))
+    let decoder = try MP3Decoder()
+    try decoder.feed(bytes)
+    decoder.finishInput()
+    let pcm = try decodeAvailable(decoder).pcm
+    #expect(pcm.count > 80_000 * PCMFormat.bytesPerFrame, "the song plays past its tag")
+    #expect(decoder.id3v2TextFrames == 0)
   }
 
   @Test("FFmpeg allocates up to 64 MB in one block and no more")

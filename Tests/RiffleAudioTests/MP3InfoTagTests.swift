@@ -46,6 +46,35 @@ struct MP3InfoTagTests {
   }
 
   @Test(
+    "a lying tag after damage mid-stream costs the decoder no time (the fuzz input took 50 s)",
+    arguments: [Int.max, 512])
+  func laterLyingTagDecodesQuickly(piece: Int) throws {
+    let bytes = try Data(
+      contentsOf: TestFiles.repoRoot.appendingPathComponent(
+        "Tests/Fuzz/corpus/decoder/slow-mp3-info-frames-mid-stream.mp3"))
+    let decoder = try MP3Decoder()
+    decoder.setInputLength(Int64(bytes.count))
+    let began = Date()
+    var start = 0
+    do {
+      while start < bytes.count {
+        let end = start + min(piece, bytes.count - start)
+        try decoder.feed(bytes.subdata(in: start..<end))
+        _ = try decodeAvailable(decoder)
+        start = end
+      }
+      decoder.finishInput()
+      _ = try decodeAvailable(decoder)
+    } catch is DecodeError {
+      // Damaged bytes may end the song early; what counts here is how long it took.
+    }
+    _ = decoder.duration
+    let seconds = Date().timeIntervalSince(began)
+    // 4 KB of input: milliseconds, however loaded the machine.
+    #expect(seconds < 3, "decoding took \(seconds) s")
+  }
+
+  @Test(
     "a 22 kHz MP3 whose tag claims 4,294,967,295 frames plays as long as it is (took 40 s)",
     arguments: [Int.max, 7, 1])
   func lyingFrameCount(piece: Int) throws {

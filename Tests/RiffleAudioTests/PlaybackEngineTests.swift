@@ -77,6 +77,28 @@ struct PlaybackEngineTests {
     #expect(written.rms > 0.01)
   }
 
+  @Test("a local song seeks back before what it has read: the file is read again from there")
+  func localSeekBack() throws {
+    let dir = try TemporaryDirectory()
+    let wav = dir.file("out.wav")
+    let log = EventLog()
+    let engine = PlaybackEngine(
+      output: { try AudioOutput.open(.wav(wav.path)) }, onEvent: { log.append($0) })
+    // 25 s; from 22 s one piece reaches the end of the file, so 20 s lies before it.
+    let song = TestFiles.catalog.appendingPathComponent("audio/riffle-006.mp3")
+    engine.play(song, playID: 4)
+    engine.seek(to: 22, playID: 4)
+    #expect(log.wait(timeout: 10) { $0 == .started(playID: 4, duration: $0.duration) })
+    Thread.sleep(forTimeInterval: 0.3)
+    engine.seek(to: 20, playID: 4)
+    #expect(log.wait(timeout: 30) { $0 == .finished(playID: 4) })
+    engine.shutdown()
+    let written = try WAVFile.read(wav)
+    // About 0.3 s from 22 s, then the 5 s from 20 s to the end.
+    #expect(written.seconds > 4.8 && written.seconds < 6.5, "played \(written.seconds) s")
+    #expect(written.rms > 0.01)
+  }
+
   @Test("playing another song cancels the first at once")
   func playCancelsPrevious() throws {
     let dir = try TemporaryDirectory()

@@ -37,6 +37,9 @@ final class DesktopSession {
     let tmux = try start()
     try tmux.waitForAll("Glass Harbor", "1 / 6")
     try bus.waitForPlayerctl(["status"]) { $0 == "Playing" }
+    // MPRIS says "Playing" while the song loads, before its length is known (the screen's
+    // total reads "-:--"), and until then a seek is ignored.
+    try tmux.waitUntil { !$0.contains("-:--") }
     return tmux
   }
 

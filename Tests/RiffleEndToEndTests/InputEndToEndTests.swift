@@ -115,12 +115,18 @@ extension PlayerHarness {
 }
 
 /// Waits until the player is playing song 1 and pauses it, so the clock stands still and no
-/// timer redraws the screen. Returns the paused screen.
+/// timer redraws the screen. Returns the paused screen, once it shows the song's length.
+///
+/// "❚❚ Pause" shows as soon as the song is asked for, before the decoder has read its length,
+/// and a seek is ignored until the length is known (the total reads "-:--" until then). Under
+/// load Space can land first; the seeks a test sends next must wait for the length.
 @discardableResult
 func startPaused(_ tmux: TmuxSession) throws -> String {
   try tmux.waitForAll("First Light", "❚❚ Pause")
   tmux.sendKeys("Space")
-  return try tmux.waitForAll("Paused", "▶ Play")
+  return try tmux.waitUntil {
+    $0.contains("Paused") && $0.contains("▶ Play") && !$0.contains("-:--")
+  }
 }
 
 @Suite("Input end to end (tmux)", .serialized)
