@@ -12,7 +12,7 @@
 # .build-tsan, .build-fuzz, and .build-valgrind), so nothing here disturbs the normal build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-RIFFLE_EXTRA_PACKAGES="valgrind" source scripts/setup-debian.sh
+RIFFLE_EXTRA_PACKAGES="valgrind python3" source scripts/setup-debian.sh
 
 parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(fuzz leaks valgrind crash asan tsan)

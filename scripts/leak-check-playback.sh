@@ -24,8 +24,10 @@ esac
 dir="$(mktemp -d /tmp/riffle-leaks.XXXXXX)"
 socket="$dir/tmux.sock"
 bus_pid=""
+http_pid=""
 cleanup() {
   tmux -S "$socket" kill-server 2>/dev/null || true
+  if [ -n "$http_pid" ]; then kill "$http_pid" 2>/dev/null || true; fi
   # dbus-daemon --nofork does not end on SIGTERM here.
   if [ -n "$bus_pid" ]; then kill -9 "$bus_pid" 2>/dev/null || true; fi
 }
@@ -60,6 +62,19 @@ wait_mpris() { # status, seconds (times the slowdown)
 # an error reply, which is the path that must free its pending call.
 printf '[notifications]\nenabled = true\n' >"$dir/config/riffle/config.toml"
 
+# The bundled catalog as a feed file of the run's own: the first song's cover and audio come
+# over loopback HTTP (a plain HTTP server on 127.0.0.1 serving the catalog folder), so they go
+# through libcurl; the rest are local files (the second, played after one page, from disk).
+python3 -u -m http.server --bind 127.0.0.1 --directory Resources/Catalog 0 \
+  >"$dir/http.log" 2>&1 </dev/null &
+http_pid=$!
+for _ in $(seq 100); do grep -q "port [0-9]" "$dir/http.log" && break; sleep 0.1; done
+port="$(grep -o "port [0-9]*" "$dir/http.log" | head -1 | cut -d' ' -f2)"
+[ -n "$port" ] || { echo "leak check: the HTTP server did not start"; exit 1; }
+sed -e "s#\"\(audio\|covers\)/riffle-001#\"http://127.0.0.1:$port/\1/riffle-001#" \
+  -e "s#\"\(audio\|covers\)/#\"file://$PWD/Resources/Catalog/\1/#" \
+  Resources/Catalog/songs.json >"$dir/songs.json"
+
 if [ "$tool" = lsan ]; then
   launcher="env ASAN_OPTIONS=detect_leaks=1:log_path=$dir/lsan \
     LSAN_OPTIONS=suppressions=$PWD/Tests/Hardening/lsan.supp:print_suppressions=0"
@@ -75,7 +90,7 @@ tmux -S "$socket" -f /dev/null new-session -d -s riffle -x 80 -y 24 \
   "env SWIFT_BACKTRACE=enable=no TERM=tmux-256color LANG=C.UTF-8 XDG_CONFIG_HOME=$dir/config \
    DBUS_SESSION_BUS_ADDRESS=$bus \
    XDG_DATA_HOME=$dir/data XDG_CACHE_HOME=$dir/cache \
-   $launcher $binary $PWD/Resources/Catalog/songs.json --audio wav:$dir/out.wav; echo \$? > $dir/status; sleep 3600"
+   $launcher $binary $dir/songs.json --audio wav:$dir/out.wav; echo \$? > $dir/status; sleep 3600"
 wait_for "Glass Harbor" 60
 wait_mpris Playing 30
 playerctl metadata >/dev/null
@@ -93,6 +108,11 @@ tmux -S "$socket" send-keys -t riffle q
 # Under valgrind the leak search at exit takes a while too.
 for _ in $(seq $((300 * slow))); do [ -f "$dir/status" ] && break; sleep 0.1; done
 [ -f "$dir/status" ] || { echo "leak check: riffle did not quit"; exit 1; }
+
+for path in /covers/riffle-001.png /audio/riffle-001.mp3; do
+  grep -q "GET $path" "$dir/http.log" ||
+    { echo "leak check: $path was never fetched over HTTP"; exit 1; }
+done
 
 if [ "$tool" = valgrind ]; then
   log="$dir/valgrind.log"
