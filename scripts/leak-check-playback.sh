@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The leak checks over a short real playback run (parts "leaks" and "valgrind" of
-# scripts/harden.sh): riffle plays the bundled catalog in tmux into a WAV file, on a private
-# session bus of its own so MPRIS and song notifications run too; playerctl reads its MPRIS
-# properties and pauses and plays it, the player pages once, likes, and quits with q.
+# scripts/harden.sh): riffle plays the bundled catalog in tmux into a WAV file (the first song
+# over loopback HTTP through libcurl, the second from disk), on a private session bus of its
+# own so MPRIS and song notifications run too; playerctl reads its MPRIS properties and pauses
+# and plays it, the player pages once, likes, and quits with q.
 #
 #   scripts/leak-check-playback.sh            # LeakSanitizer: the ASan build (.build-asan)
 #   scripts/leak-check-playback.sh valgrind   # valgrind memcheck: the plain debug build with
 #                                             # DWARF 4 for the C targets (.build-valgrind)
 #
 # LeakSanitizer lists every block no longer reachable; the run passes when it finds none
-# outside Tests/Hardening/lsan.supp. valgrind counts the blocks definitely lost; the run passes
-# when none is left outside Tests/Hardening/valgrind.supp (third-party only, each with why).
+# outside Tests/Hardening/lsan.supp. Under valgrind the run passes when memcheck counts no
+# block definitely lost outside Tests/Hardening/valgrind.supp (third-party leaks, and Data
+# storage it cannot see held; each with why) and no memory error at all.
 # RIFFLE_BINARY runs another riffle; VALGRIND_SLOWDOWN scales the waits under valgrind (8);
 # VALGRIND_OPTIONS adds or overrides memcheck options, e.g. --show-leak-kinds=all.
 set -euo pipefail
