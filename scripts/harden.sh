@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # The hardening suite (docs/hardening.md): the tests under AddressSanitizer and
-# ThreadSanitizer, every libFuzzer target for a while, a leak check over a real playback run,
-# and kill -9 at random moments while liking and caching.
+# ThreadSanitizer, every libFuzzer target for a while, leak checks over a real playback run
+# (LeakSanitizer, and valgrind's memcheck), and kill -9 at random moments while liking and
+# caching.
 #
 #   scripts/harden.sh                    # everything (about an hour on 2 busy cores)
-#   scripts/harden.sh fuzz leaks         # some parts: asan tsan fuzz leaks crash
+#   scripts/harden.sh fuzz leaks         # some parts: asan tsan fuzz leaks valgrind crash
 #   FUZZ_SECONDS=3600 scripts/harden.sh fuzz   # longer fuzzing
 #
 # Separate from scripts/test.sh (CI): each sanitizer builds into its own folder (.build-asan,
-# .build-tsan, .build-fuzz), so nothing here disturbs the normal build.
+# .build-tsan, .build-fuzz, and .build-valgrind), so nothing here disturbs the normal build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/setup-debian.sh
+RIFFLE_EXTRA_PACKAGES="valgrind python3" source scripts/setup-debian.sh
 
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(fuzz leaks crash asan tsan)
+[ ${#parts[@]} -gt 0 ] || parts=(fuzz leaks valgrind crash asan tsan)
 wants() { [[ " ${parts[*]} " == *" $1 "* ]]; }
 
 FUZZ_SECONDS="${FUZZ_SECONDS:-60}"
@@ -90,6 +91,14 @@ if wants leaks; then
   echo "== leak check (LeakSanitizer) over a short playback run"
   swift build --product riffle --sanitize=address --scratch-path .build-asan
   scripts/leak-check-playback.sh || failed+=(leaks)
+fi
+
+if wants valgrind; then
+  echo "== leak check (valgrind memcheck) over a short playback run (.build-valgrind)"
+  # The plain debug build, with DWARF 4 for the C and C++ targets: clang writes DWARF 5, which
+  # valgrind 3.19 (Debian 12) cannot read; Swift writes DWARF 4 already.
+  swift build --product riffle -Xcc -gdwarf-4 -Xcxx -gdwarf-4 --scratch-path .build-valgrind
+  scripts/leak-check-playback.sh valgrind || failed+=(valgrind)
 fi
 
 if wants crash; then

@@ -53,6 +53,13 @@ struct Riffle: ParsableCommand {
       Glibc.exit(0)
     }
     main(nil)
+    // play, search and artist return once the player is started; the main queue then runs
+    // it. Called here, after every frame of the command line has returned and released its
+    // values: dispatchMain ends the main thread's frames (pthread_exit) without releasing
+    // anything still held in them, which leak checks then report as lost.
+    if MainActor.assumeIsolated({ liveModel != nil }) {
+      dispatchMain()
+    }
   }
 }
 
@@ -118,8 +125,8 @@ struct PlayerOptions: ParsableArguments {
     }
   }
 
-  /// Starts the player on what `first` asks for and never returns.
-  func launch(_ first: Opening) throws -> Never {
+  /// Starts the player on what `first` asks for; `Riffle.main` then runs it.
+  func launch(_ first: Opening) throws {
     // Two malloc arenas serve the player's threads (glibc would make one per allocating
     // thread), and blocks of 128 KB and more are always mapped on their own so that a finished
     // song's buffer goes back to the system (see CLinux.h).
@@ -129,9 +136,6 @@ struct PlayerOptions: ParsableArguments {
     guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else {
       throw ValidationError("riffle needs a terminal (stdin and stdout must be a TTY)")
     }
-    // Read where it is used, not kept in a local: this function never returns, and
-    // dispatchMain ends the main thread's frames without releasing their locals, so a copy of
-    // the environment held here would be garbage LeakSanitizer reports at exit.
     let environment = { (name: String) in ProcessInfo.processInfo.environment[name] }
     let paths = AppPaths.fromEnvironment()
     let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
@@ -162,7 +166,6 @@ struct PlayerOptions: ParsableArguments {
         Foundation.exit(1)
       }
     }
-    dispatchMain()
   }
 }
 
