@@ -117,7 +117,13 @@ final class SongBuffer: @unchecked Sendable {
     condition.withLock { condition.broadcast() }
   }
 
-  /// The bytes from the read position on, waiting up to `timeout` for some to arrive.
+  /// The most one read hands over: what has arrived beyond it waits here for the next read.
+  /// The decoder keeps what it is fed until it has decoded it (mpg123 copies it into a feed
+  /// buffer of its own), so handing it a whole download at once held the song twice.
+  static let largestRead = 64 * 1024
+
+  /// The bytes from the read position on (at most `largestRead`), waiting up to `timeout` for
+  /// some to arrive.
   func read(timeout: TimeInterval, interrupt: () -> Bool = { false }) -> Read {
     condition.withLock {
       let deadline = Date().addingTimeInterval(timeout)
@@ -127,9 +133,9 @@ final class SongBuffer: @unchecked Sendable {
       if cancelled { return .cancelled }
       if available > 0 {
         let start = Int(position - base)
-        let chunk = data.subdata(in: start..<data.count)
-        position = base + Int64(data.count)
-        return .bytes(chunk)
+        let end = min(data.count, start + Self.largestRead)
+        position = base + Int64(end)
+        return .bytes(data.subdata(in: start..<end))
       }
       if finished { return error.map { .failed($0) } ?? .end }
       return .timedOut

@@ -79,6 +79,19 @@ struct SongBufferTests {
     #expect(read(buffer) == .timedOut)
   }
 
+  @Test("A read hands over at most 64 KB; the next goes on from there, then the end")
+  func readsAreBounded() {
+    let buffer = SongBuffer()
+    let generation = buffer.generation
+    let size = SongBuffer.largestRead * 2 + 10
+    #expect(buffer.append(slice(0, size), generation: generation))
+    buffer.finish(nil, generation: generation)
+    #expect(read(buffer) == .bytes([UInt8](slice(0, SongBuffer.largestRead))))
+    #expect(read(buffer) == .bytes([UInt8](slice(SongBuffer.largestRead, SongBuffer.largestRead))))
+    #expect(read(buffer) == .bytes([UInt8](slice(SongBuffer.largestRead * 2, 10))))
+    #expect(read(buffer) == .end)
+  }
+
   @Test("A read with nothing to give times out after about its wait")
   func readTimesOut() {
     let buffer = SongBuffer()
