@@ -27,13 +27,15 @@ export SWIFT_BACKTRACE=enable=no
 
 # Unit tests in parallel; audio and end-to-end tests one at a time (they run in real time),
 # against the riffle binary of the same sanitized build.
+# RIFFLE_BINARY is set for these commands only: exported, it outlived the function and the leak
+# checks after it ran the ThreadSanitizer build's riffle.
 run_tests() {
   local scratch="$1"
   shift
-  export RIFFLE_BINARY="$PWD/$scratch/debug/riffle"
-  swift test --skip-build --scratch-path "$scratch" "$@" \
+  local binary="$PWD/$scratch/debug/riffle"
+  RIFFLE_BINARY="$binary" swift test --skip-build --scratch-path "$scratch" "$@" \
     --skip "RiffleEndToEndTests|RiffleAudioTests" &&
-    swift test --skip-build --scratch-path "$scratch" "$@" --no-parallel \
+    RIFFLE_BINARY="$binary" swift test --skip-build --scratch-path "$scratch" "$@" --no-parallel \
       --filter "RiffleEndToEndTests|RiffleAudioTests" ${SERIAL_SKIP:+--skip "$SERIAL_SKIP"}
 }
 

@@ -23,6 +23,15 @@ case "$tool" in
   valgrind) binary="${RIFFLE_BINARY:-$PWD/.build-valgrind/debug/riffle}" slow="${VALGRIND_SLOWDOWN:-8}" ;;
   *) echo "usage: $0 [lsan|valgrind]"; exit 2 ;;
 esac
+# The check means nothing on the wrong build: without AddressSanitizer no LeakSanitizer runs
+# (and no report is "no leaks"), and valgrind cannot run a sanitizer's build at all.
+[ -x "$binary" ] || { echo "leak check: no riffle at $binary"; exit 1; }
+if [ "$tool" = lsan ] && ! grep -aq __asan_init "$binary"; then
+  echo "leak check: $binary is not built with AddressSanitizer"; exit 1
+fi
+if [ "$tool" = valgrind ] && grep -aqE "__(asan|tsan)_init" "$binary"; then
+  echo "leak check: $binary is a sanitizer's build, which valgrind cannot run"; exit 1
+fi
 dir="$(mktemp -d /tmp/riffle-leaks.XXXXXX)"
 socket="$dir/tmux.sock"
 bus_pid=""
