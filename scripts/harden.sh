@@ -72,12 +72,29 @@ if wants fuzz; then
     artifacts=".build-fuzz/artifacts/$target/"
     mkdir -p "$work" "$artifacts"
     echo "-- $target"
+    # config: TOMLKit leaks an error record on every parse (suppressed, third-party, see
+    # lsan.supp), so every input leaves more mallocs than frees and libFuzzer runs a
+    # LeakSanitizer pass after each one: 27 inputs a second instead of 3,400. Its corpus (the
+    # seeds and every input found before) is checked for leaks input by input first; the
+    # fuzzing itself then runs without the per-input pass.
+    leaks=1
+    if [ "$target" = config ]; then
+      leaks=0
+      if ! ASAN_OPTIONS="detect_leaks=1" LSAN_OPTIONS="suppressions=$PWD/Tests/Hardening/lsan.supp" \
+        "$fuzzer" "$target" -runs=0 -detect_leaks=1 -artifact_prefix="$artifacts" \
+        "$work" "Tests/Fuzz/corpus/$target" >".build-fuzz/$target-leaks.log" 2>&1; then
+        echo "fuzz target $target: its corpus leaks; see .build-fuzz/$target-leaks.log"
+        failed+=("fuzz:$target")
+        continue
+      fi
+      echo "corpus checked for leaks: $(find "$work" "Tests/Fuzz/corpus/$target" -type f | wc -l) inputs"
+    fi
     # New inputs go to the work folder (the committed seeds stay as they are); a crash, hang
     # (-timeout), leak, or a single allocation over 256 MB (a size taken from the input at its
     # word) leaves its input in the artifacts folder and fails the run.
-    if ASAN_OPTIONS="detect_leaks=1" LSAN_OPTIONS="suppressions=$PWD/Tests/Hardening/lsan.supp" \
+    if ASAN_OPTIONS="detect_leaks=$leaks" LSAN_OPTIONS="suppressions=$PWD/Tests/Hardening/lsan.supp" \
       "$fuzzer" "$target" -max_total_time="$FUZZ_SECONDS" -timeout=10 -rss_limit_mb=3072 \
-      -malloc_limit_mb=256 \
+      -malloc_limit_mb=256 -detect_leaks="$leaks" \
       -artifact_prefix="$artifacts" -print_final_stats=1 \
       "$work" "Tests/Fuzz/corpus/$target" >".build-fuzz/$target.log" 2>&1; then
       grep -E "^Done|stat::number_of_executed_units" ".build-fuzz/$target.log" | head -1
