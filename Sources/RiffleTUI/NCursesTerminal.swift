@@ -139,23 +139,26 @@ public final class NCursesTerminal: Terminal {
     }
   }
 
-  /// How long a read that ends inside an escape sequence waits for the rest of it.
+  /// How long a read that ends inside an escape sequence waits for its next piece, in ms.
   static let sequenceWait: Int32 = 100
+  /// How long it waits for the rest of one sequence in all, however its pieces come, in ms.
+  static let sequenceWaitInAll: TimeInterval = 0.5
 
   public func readKeys() -> [Key] {
     var keys: [Key] = []
     var code: wint_t = 0
-    var deadline: Date?
+    var giveUp: Date?
     while keys.count < 1024 {
       let result = riffle_nc_get_wch(&code)
       if result == ERR {
-        // A sequence cut off by the end of what has arrived: wait a moment for the rest, which
-        // may come a byte at a time (ncurses' own escape delay covers only the sequences its
-        // terminfo names).
+        // A sequence cut off by the end of what has arrived: wait a moment for the next piece,
+        // which may come a byte at a time (ncurses' own escape delay covers only the sequences
+        // its terminfo names). The wait is per piece: a loaded machine or a slow link spaces
+        // the pieces out, and their gaps add up.
         guard EscapeDecoder.endsInsideSequence(keys) else { break }
-        let until = deadline ?? Date().addingTimeInterval(Double(Self.sequenceWait) / 1000)
-        deadline = until
-        let left = Int32((until.timeIntervalSinceNow * 1000).rounded(.up))
+        let end = giveUp ?? Date().addingTimeInterval(Self.sequenceWaitInAll)
+        giveUp = end
+        let left = min(Self.sequenceWait, Int32((end.timeIntervalSinceNow * 1000).rounded(.up)))
         var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
         guard left > 0, poll(&input, 1, left) > 0 else { break }
         continue

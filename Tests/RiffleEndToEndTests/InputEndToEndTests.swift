@@ -293,7 +293,8 @@ struct InputEndToEndTests {
     let paused = try startPaused(tmux)
     let start = try #require(clock(paused))
     // (Not "[1;": tmux reads an argument ending in ";" as the end of its command.)
-    for piece in ["\u{1B}", "[1", ";2C"] {
+    // Four pieces: 120 ms and more from the first to the last, so the wait must be per piece.
+    for piece in ["\u{1B}", "[1", ";2", "C"] {
       tmux.sendLiteral(piece)
       usleep(40_000)
     }
