@@ -79,7 +79,7 @@ public final class PlaybackEngine: @unchecked Sendable {
       heardPlayID = playID
       lock.broadcast()
     }
-    if session.download != nil { startDownload(session, from: 0) }
+    startDownload(session, from: 0)
     let thread = Thread { [self] in
       // Named for /proc and debuggers (Foundation's `name` does not reach the kernel here).
       riffle_name_current_thread("riffle-playback")
@@ -139,6 +139,8 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   // MARK: - Downloads
 
+  /// Starts (or restarts at `offset`) the download that fills the session's buffer; a local
+  /// file has none: its playing thread reads the file itself.
   private func startDownload(_ session: Session, from offset: Int64) {
     guard let buffer = session.download else { return }
     let generation = buffer.restart(at: offset)
