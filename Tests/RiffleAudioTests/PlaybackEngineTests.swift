@@ -30,15 +30,21 @@ final class EventLog: @unchecked Sendable {
   }
 }
 
+/// An engine that plays into `out.wav` in `dir` (paced, like a sound card), with its event log.
+private func engineWritingWAV(in dir: TemporaryDirectory) -> (PlaybackEngine, EventLog, URL) {
+  let wav = dir.file("out.wav")
+  let log = EventLog()
+  let engine = PlaybackEngine(
+    output: { try AudioOutput.open(.wav(wav.path)) }, onEvent: { log.append($0) })
+  return (engine, log, wav)
+}
+
 @Suite("Playback engine", .serialized)
 struct PlaybackEngineTests {
   @Test("a song played to the wav driver arrives whole, in real time")
   func playsWholeSongToWAV() throws {
     let dir = try TemporaryDirectory()
-    let wav = dir.file("out.wav")
-    let log = EventLog()
-    let engine = PlaybackEngine(
-      output: { try AudioOutput.open(.wav(wav.path)) }, onEvent: { log.append($0) })
+    let (engine, log, wav) = engineWritingWAV(in: dir)
     let began = Date()
     engine.play(TestFiles.fixture("short-1.mp3"), playID: 7)
     #expect(log.wait(timeout: 10) { $0 == .finished(playID: 7) })
@@ -61,10 +67,7 @@ struct PlaybackEngineTests {
   @Test("a seek asked for right after play, before the format is known, is kept")
   func seekBeforeDecoder() throws {
     let dir = try TemporaryDirectory()
-    let wav = dir.file("out.wav")
-    let log = EventLog()
-    let engine = PlaybackEngine(
-      output: { try AudioOutput.open(.wav(wav.path)) }, onEvent: { log.append($0) })
+    let (engine, log, wav) = engineWritingWAV(in: dir)
     // A catalog song of 25 s, started 20 s in (as `i` does): about 5 s are played, not 25.
     let song = TestFiles.catalog.appendingPathComponent("audio/riffle-006.mp3")
     engine.play(song, playID: 3)
@@ -80,10 +83,7 @@ struct PlaybackEngineTests {
   @Test("a local song seeks back before what it has read: the file is read again from there")
   func localSeekBack() throws {
     let dir = try TemporaryDirectory()
-    let wav = dir.file("out.wav")
-    let log = EventLog()
-    let engine = PlaybackEngine(
-      output: { try AudioOutput.open(.wav(wav.path)) }, onEvent: { log.append($0) })
+    let (engine, log, wav) = engineWritingWAV(in: dir)
     // 25 s; from 22 s one piece reaches the end of the file, so 20 s lies before it.
     let song = TestFiles.catalog.appendingPathComponent("audio/riffle-006.mp3")
     engine.play(song, playID: 4)
@@ -102,10 +102,7 @@ struct PlaybackEngineTests {
   @Test("playing another song cancels the first at once")
   func playCancelsPrevious() throws {
     let dir = try TemporaryDirectory()
-    let log = EventLog()
-    let engine = PlaybackEngine(
-      output: { try AudioOutput.open(.wav(dir.file("out.wav").path)) },
-      onEvent: { log.append($0) })
+    let (engine, log, _) = engineWritingWAV(in: dir)
     engine.play(TestFiles.fixture("short-2.mp3"), playID: 1)
     #expect(log.wait(timeout: 5) { $0 == .started(playID: 1, duration: $0.duration) })
     engine.play(TestFiles.fixture("short-1.mp3"), playID: 2)
@@ -120,10 +117,7 @@ struct PlaybackEngineTests {
   @Test("paused, the engine writes nothing; resumed, it carries on")
   func pauseStopsOutput() throws {
     let dir = try TemporaryDirectory()
-    let log = EventLog()
-    let engine = PlaybackEngine(
-      output: { try AudioOutput.open(.wav(dir.file("out.wav").path)) },
-      onEvent: { log.append($0) })
+    let (engine, log, _) = engineWritingWAV(in: dir)
     engine.play(TestFiles.fixture("short-2.mp3"), playID: 1)
     #expect(log.wait(timeout: 5) { if case .started = $0 { true } else { false } })
     engine.pause()
@@ -143,10 +137,7 @@ struct PlaybackEngineTests {
     // Only a sound server's stream is closed during a long pause; a WAV file ends at close.
     #expect(try !AudioOutput.open(.wav(dir.file("probe.wav").path)).closesWhenPaused)
     #expect(try !AudioOutput.open(.null).closesWhenPaused)
-    let wav = dir.file("out.wav")
-    let log = EventLog()
-    let engine = PlaybackEngine(
-      output: { try AudioOutput.open(.wav(wav.path)) }, onEvent: { log.append($0) })
+    let (engine, log, wav) = engineWritingWAV(in: dir)
     engine.play(TestFiles.fixture("short-1.mp3"), playID: 3)
     // Pause once the device is open and has taken audio (it opens at the first write).
     let opened = Date().addingTimeInterval(5)
@@ -166,10 +157,7 @@ struct PlaybackEngineTests {
   @Test("bytes that are not audio fail with a reason, and the next song still plays")
   func corruptFailsThenNextPlays() throws {
     let dir = try TemporaryDirectory()
-    let log = EventLog()
-    let engine = PlaybackEngine(
-      output: { try AudioOutput.open(.wav(dir.file("out.wav").path)) },
-      onEvent: { log.append($0) })
+    let (engine, log, _) = engineWritingWAV(in: dir)
     engine.play(TestFiles.fixture("corrupt.mp3"), playID: 1)
     #expect(
       log.wait(timeout: 5) { $0 == .failed(playID: 1, "not an audio format Riffle can play") })
