@@ -36,6 +36,32 @@ public struct FeedSource: Sendable {
 }
 
 extension FeedSource {
+  /// Loads one page of a feed as the player pages it: `cursor` nil is the feed's URL as given;
+  /// the next page is what the envelope says, or, for a later page that does not say, the page
+  /// after it. Notes on skipped entries go to the log.
+  public func loadPage(
+    _ url: URL, cursor: PageCursor?,
+    completion: @escaping @Sendable (Result<SourcePage, FeedLoadError>) -> Void
+  ) {
+    var asked: FeedPaging?
+    var pageURL = url
+    if case .page(let number, let size)? = cursor {
+      asked = FeedPaging(page: number, pageSize: size)
+      pageURL = Self.pageURL(url, page: number, pageSize: size)
+    }
+    load(pageURL) { [asked] result in
+      completion(
+        result.map { page in
+          for note in page.skipped {
+            FileHandle.standardError.write(Data("feed: \(note)\n".utf8))
+          }
+          let paging = page.paging ?? asked
+          let next = paging?.nextPage.map { PageCursor.page($0, size: paging?.pageSize) }
+          return SourcePage(songs: page.songs, next: next, skipped: page.skipped.count)
+        })
+    }
+  }
+
   /// The URL of page `page` of a feed: its own query with `page` (and `page_size`) set.
   public static func pageURL(_ url: URL, page: Int, pageSize: Int?) -> URL {
     guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
@@ -50,7 +76,7 @@ extension FeedSource {
 }
 
 /// Why loading a feed failed: the transfer or the content.
-public enum FeedLoadError: Error, Equatable, Sendable, TransferFailure {
+public enum FeedLoadError: Error, Equatable, Sendable, TransferFailure, ReportableFailure {
   case http(HTTPError)
   case feed(FeedError)
 

@@ -1,4 +1,5 @@
 import Foundation
+import RiffleCore
 
 /// Why a transfer failed, in terms a user can act on.
 public enum HTTPError: Error, Equatable, Sendable {
@@ -53,6 +54,22 @@ public enum HTTPError: Error, Equatable, Sendable {
     case .cancelled: return "Cancelled"
     case .transport(let detail): return "Network error: \(detail)"
     }
+  }
+}
+
+/// A failure the player reports: one sentence for the user, and whether and when to try again.
+public protocol ReportableFailure: Error {
+  var userMessage: String { get }
+  /// True when trying again later may work.
+  var isTransient: Bool { get }
+  /// Seconds the server asked us to wait, if it did.
+  var retryAfter: Double? { get }
+}
+
+extension ReportableFailure {
+  /// The failure as the reducer takes it.
+  public var failure: Failure {
+    Failure(userMessage, isTransient: isTransient, retryAfter: retryAfter)
   }
 }
 

@@ -100,6 +100,46 @@ public struct ITunesCatalog: Sendable {
     }
   }
 
+  /// Results asked for in one batch of a search.
+  public static let batchSize = 25
+  /// An artist's songs asked for at once, before repeats are dropped.
+  public static let artistSongLimit = 100
+
+  /// One page of search results as the player pages them: 25 from `cursor`'s offset (0 for
+  /// the first); a batch shorter than asked for is the last.
+  public func searchPage(
+    term: String, cursor: PageCursor?,
+    completion: @escaping @Sendable (Result<SourcePage, CatalogError>) -> Void
+  ) {
+    let (offset, limit): (Int, Int)
+    if case .offset(let from, let size)? = cursor {
+      (offset, limit) = (from, size)
+    } else {
+      (offset, limit) = (0, Self.batchSize)
+    }
+    search(term: term, offset: offset, limit: limit) { result in
+      completion(
+        result.map { batch in
+          SourcePage(
+            songs: batch.songs,
+            next: batch.received < limit ? nil : .offset(offset + batch.received, limit: limit),
+            skipped: batch.skipped)
+        })
+    }
+  }
+
+  /// An artist's top songs as one page (iTunes gives them at once).
+  public func artistPage(
+    name: String, completion: @escaping @Sendable (Result<SourcePage, CatalogError>) -> Void
+  ) {
+    topSongs(artist: name, limit: Self.artistSongLimit) { result in
+      completion(
+        result.map {
+          SourcePage(songs: $0.songs, next: nil, skipped: $0.skipped, hidden: $0.hidden)
+        })
+    }
+  }
+
   /// GETs a URL and gives the `results` list, or the reason there is none.
   @discardableResult
   private func fetch(
@@ -145,7 +185,7 @@ public struct ArtistSongs: Equatable, Sendable {
 }
 
 /// Why a catalog gave no answer.
-public enum CatalogError: Error, Equatable, Sendable {
+public enum CatalogError: Error, Equatable, Sendable, ReportableFailure {
   case http(HTTPError)
   /// 403 or 429: the API allows about 20 calls a minute.
   case rateLimited(host: String, retryAfter: Double?)

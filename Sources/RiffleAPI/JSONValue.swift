@@ -111,14 +111,25 @@ public enum JSONValue: Equatable, Sendable, Decodable {
   }
 
   /// Parses JSON bytes, describing where the text is broken when it is.
-  public static func parse(_ data: Data) throws -> JSONValue {
+  public static func parse(_ data: Data) throws(InvalidJSON) -> JSONValue {
     do {
       return try JSONDecoder().decode(JSONValue.self, from: data)
     } catch let DecodingError.dataCorrupted(context) {
       let why = (context.underlyingError as NSError?)?.localizedDescription
-      throw FeedError.invalidJSON(why ?? context.debugDescription)
+      throw InvalidJSON(detail: why ?? context.debugDescription)
     } catch {
-      throw FeedError.invalidJSON(String(describing: error))
+      throw InvalidJSON(detail: String(describing: error))
     }
   }
+}
+
+/// Bytes that are not JSON, from whichever service sent them; `detail` says where they break.
+public struct InvalidJSON: Error, Equatable, Sendable, CustomStringConvertible {
+  public var detail: String
+
+  public init(detail: String) {
+    self.detail = detail
+  }
+
+  public var description: String { "not valid JSON (\(detail))" }
 }

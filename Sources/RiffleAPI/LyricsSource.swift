@@ -150,7 +150,7 @@ public struct LyricsSource: Sendable {
 }
 
 /// Why lyrics could not be had: the transfer, or an answer that could not be read.
-public enum LyricsLoadError: Error, Equatable, Sendable, TransferFailure {
+public enum LyricsLoadError: Error, Equatable, Sendable, TransferFailure, ReportableFailure {
   case http(HTTPError)
   case invalid(String)
 

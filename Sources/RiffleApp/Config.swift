@@ -97,17 +97,6 @@ public struct Config: Equatable, Sendable {
     }
   }
 
-  /// The actions a key can be bound to, by their name in the file.
-  public static let actions: [(name: String, action: PlayerAction)] = [
-    ("previous", .previous), ("next", .next), ("play_pause", .togglePlay), ("like", .toggleLike),
-    ("help", .toggleHelp), ("quit", .quit), ("seek_back", .seek(by: -10)),
-    ("seek_forward", .seek(by: 10)), ("retry", .retry), ("restart", .seekTo(0)),
-    ("search", .openSearch), ("artist", .showArtist), ("cancel", .cancelSearch),
-    ("lyrics", .toggleLyrics), ("lyrics_up", .scrollLyrics(-1)), ("lyrics_down", .scrollLyrics(1)),
-    ("lyrics_page_up", .pageLyrics(-1)), ("lyrics_page_down", .pageLyrics(1)),
-    ("identify", .identify),
-  ]
-
   /// Reads a config file's text. Never fails: problems come back beside the config.
   public static func parse(_ text: String) -> (Config, [Problem]) {
     var config = Config()
@@ -309,7 +298,7 @@ public struct Config: Equatable, Sendable {
   ) {
     for name in table.keys.sorted() {
       let line = lineOf(name, section: "keys", in: lines)
-      guard let action = actions.first(where: { $0.name == name })?.action else {
+      guard let action = Command.named(name)?.action else {
         problems.append(Problem(line: line, message: "unknown action '\(name)'"))
         continue
       }
@@ -337,8 +326,7 @@ public struct Config: Equatable, Sendable {
       }
       guard !keys.isEmpty else { continue }
       // The new keys replace the action's defaults, and take their keys from other actions.
-      keyMap.bindings = keyMap.bindings.filter { $0.value != action && !keys.contains($0.key) }
-      for key in keys { keyMap.bindings[key] = action }
+      keyMap.rebind(action, to: keys)
     }
   }
 

@@ -5,91 +5,59 @@ import RiffleCore
 
 /// The outside world as the view model sees it: closures with a live value and test values.
 public struct PlayerClients: Sendable {
-  /// Loads a feed; the completion may run on any thread.
-  public var loadFeed:
-    @Sendable (URL, @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void) -> Void
+  /// Pages of every source.
+  public var pages: PageClient
   public var audio: AudioClient
   public var likes: LikesClient
-  public var queries: QueryClient
   /// Keeps the search history for the next run.
   public var saveSearchHistory: @Sendable ([String]) -> Void
   public var lyrics: LyricsClient
   public var identify: IdentifyClient
 
   public init(
-    loadFeed:
-      @escaping @Sendable (URL, @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void)
-      -> Void,
-    audio: AudioClient, likes: LikesClient, queries: QueryClient,
+    pages: PageClient, audio: AudioClient, likes: LikesClient,
     saveSearchHistory: @escaping @Sendable ([String]) -> Void = { _ in },
     lyrics: LyricsClient = .unavailable, identify: IdentifyClient = .unavailable
   ) {
-    self.loadFeed = loadFeed
+    self.pages = pages
     self.audio = audio
     self.likes = likes
-    self.queries = queries
     self.saveSearchHistory = saveSearchHistory
     self.lyrics = lyrics
     self.identify = identify
   }
 }
 
-/// Answers searches and artist queries.
-public struct QueryClient: Sendable {
-  /// Asks for `limit` results of a query from `offset` on; the completion may run on any thread.
-  public var run:
-    @Sendable (SongQuery, Int, Int, @escaping @Sendable (Result<QueryAnswer, CatalogError>) -> Void)
-      -> Void
+/// Turns a page request of any source into songs: the one client the reducer's page path
+/// calls. A new source is one more case in `live`.
+public struct PageClient: Sendable {
+  /// Loads page `cursor` (nil: the first) of a source; the completion may run on any thread.
+  public var load:
+    @Sendable (
+      SourceKind, PageCursor?, @escaping @Sendable (Result<SourcePage, Failure>) -> Void
+    ) -> Void
 
   public init(
-    run:
+    load:
       @escaping @Sendable (
-        SongQuery, Int, Int, @escaping @Sendable (Result<QueryAnswer, CatalogError>) -> Void
+        SourceKind, PageCursor?, @escaping @Sendable (Result<SourcePage, Failure>) -> Void
       ) -> Void
   ) {
-    self.run = run
+    self.load = load
   }
 
-  /// The iTunes Search API at `catalog`'s base URL.
-  public static func itunes(_ catalog: ITunesCatalog) -> QueryClient {
-    QueryClient { query, offset, limit, done in
-      switch query {
+  /// Feeds through `feeds`, searches and artists through the iTunes Search API.
+  public static func live(feeds: FeedSource, itunes: ITunesCatalog) -> PageClient {
+    PageClient { kind, cursor, done in
+      switch kind {
+      case .feed(let url):
+        feeds.loadPage(url, cursor: cursor) { done($0.mapError(\.failure)) }
       case .search(let term):
-        catalog.search(term: term, offset: offset, limit: limit) { result in
-          done(
-            result.map {
-              QueryAnswer(songs: $0.songs, received: $0.received, hidden: 0, skipped: $0.skipped)
-            })
-        }
+        itunes.searchPage(term: term, cursor: cursor) { done($0.mapError(\.failure)) }
       case .artist(let name):
-        catalog.topSongs(artist: name, limit: limit) { result in
-          done(
-            result.map {
-              QueryAnswer(
-                songs: $0.songs, received: $0.songs.count + $0.hidden + $0.skipped,
-                hidden: $0.hidden, skipped: $0.skipped)
-            })
-        }
+        itunes.artistPage(name: name) { done($0.mapError(\.failure)) }
       }
     }
-  }
-}
-
-/// Results of a query as the reducer takes them.
-public struct QueryAnswer: Equatable, Sendable {
-  public var songs: [Song]
-  /// Results the catalog sent, playable or not (sets the next offset).
-  public var received: Int
-  /// Repeats of the same song left out.
-  public var hidden: Int
-  /// Results without audio to play.
-  public var skipped: Int
-
-  public init(songs: [Song], received: Int, hidden: Int = 0, skipped: Int = 0) {
-    self.songs = songs
-    self.received = received
-    self.hidden = hidden
-    self.skipped = skipped
   }
 }
 

@@ -2,42 +2,28 @@ import Foundation
 
 /// Everything that can happen to the player: user intents and results coming back.
 public enum PlayerAction: Equatable, Sendable {
-  // Start-up and the feed.
-  case start(URL)
-  /// The first page of the feed; `paging` is set when the feed pages.
-  case feedLoaded([Song], skipped: Int, paging: FeedPaging? = nil)
-  /// The feed could not be loaded; `retry` when the cause may pass (no connection, 5xx, 429),
-  /// `retryAfter` when the server said how long to wait.
-  case feedFailed(String, retry: Bool = false, retryAfter: Double? = nil)
-  /// The wait before try number `attempt` at loading the feed is over.
-  case retryFeed(attempt: Int)
-  /// A later page of the feed arrived.
-  case feedPageLoaded([Song], paging: FeedPaging)
-  case feedPageFailed(String)
+  // Sources of pages: one path for every kind.
+  /// Opens a source: its first page replaces the pages when it comes (start-up, a search, an
+  /// artist's top songs, ...).
+  case open(SourceKind)
+  /// A page of a source arrived; `cursor` is the page that was asked for (nil: the first).
+  case pageLoaded(SourceKind, cursor: PageCursor?, SourcePage)
+  /// A page of a source could not be had.
+  case pageFailed(SourceKind, cursor: PageCursor?, Failure)
+  /// The wait before try number `attempt` at something that failed is over.
+  case retryDue(RetryTarget, attempt: Int)
 
-  // Search and artist queries: their results replace the pages.
+  // The search prompt.
   /// `/`: opens the search prompt.
   case openSearch
   /// A change to the prompt's line.
   case editSearch(SearchEdit)
   /// Enter: searches for what the prompt holds.
   case submitSearch
-  /// Esc: closes the prompt (and drops a search still waiting for its results).
+  /// Esc: closes the prompt (and drops a source still waiting for its first page).
   case cancelSearch
   /// `a`: the top songs of the current song's artist.
   case showArtist
-  /// Asks a query directly (start-up with `riffle search` or `riffle artist`).
-  case runQuery(SongQuery)
-  /// The first results of a query (`hidden`: repeats left out; `skipped`: results without audio; `received`: results the catalog sent, which sets the next offset).
-  case queryLoaded(SongQuery, [Song], hidden: Int, skipped: Int, received: Int)
-  case queryFailed(SongQuery, String, retry: Bool, retryAfter: Double?)
-  /// The wait before try number `attempt` at a query is over.
-  case retryQuery(attempt: Int)
-  /// A later batch of results, asked for at `offset`.
-  case queryPageLoaded(SongQuery, offset: Int, [Song], received: Int)
-  case queryPageFailed(SongQuery, String, retry: Bool, retryAfter: Double?)
-  /// The wait before asking again for the next batch is over.
-  case retryQueryPage(attempt: Int)
 
   // User intents.
   case next
@@ -76,10 +62,8 @@ public enum PlayerAction: Equatable, Sendable {
 
   // Lyrics, tagged with the song they are about.
   case lyricsLoaded(songID: String, Lyrics)
-  /// They could not be had; `retry` when the cause may pass, as for the feed.
-  case lyricsFailed(songID: String, String, retry: Bool = false, retryAfter: Double? = nil)
-  /// The wait before try number `attempt` at loading a song's lyrics is over.
-  case retryLyrics(songID: String, attempt: Int)
+  /// They could not be had.
+  case lyricsFailed(songID: String, Failure)
   // Naming a song heard nearby.
   /// Listen and name the song (`i`); again, stop listening.
   case identify

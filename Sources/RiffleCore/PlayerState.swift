@@ -2,14 +2,6 @@ import Foundation
 
 /// Everything the player shows, as one value. Only `reduce` changes it.
 public struct PlayerState: Equatable, Sendable {
-  /// Where the feed is in its life: asked for, here, or failed with a reason.
-  public enum FeedPhase: Equatable, Sendable {
-    case idle
-    case loading
-    case loaded
-    case failed(String)
-  }
-
   /// What the audio for the current page is doing.
   public enum Playback: Equatable, Sendable {
     case idle
@@ -72,37 +64,19 @@ public struct PlayerState: Equatable, Sendable {
     }
   }
 
-  /// Paging of the feed, when it pages.
-  public struct Paging: Equatable, Sendable {
-    /// The next page to ask for; nil when there is none.
-    public var nextPage: Int?
-    public var pageSize: Int?
-    public var totalPages: Int?
-    /// A page request is out.
-    public var isLoading = false
-
-    public init(nextPage: Int?, pageSize: Int?, totalPages: Int?, isLoading: Bool = false) {
-      self.nextPage = nextPage
-      self.pageSize = pageSize
-      self.totalPages = totalPages
-      self.isLoading = isLoading
-    }
-  }
-
   /// Naming a song heard nearby (`i`): listening, then looking it up.
   public enum Identify: Equatable, Sendable {
     /// Recording: the input level (0...1) and seconds heard so far.
     case listening(level: Double, seconds: Double)
   }
 
-  /// The feed being shown.
-  public var feedURL: URL?
-  /// Failed tries at loading the feed in a row; sets the wait before the next.
-  public var feedAttempts = 0
-  public var paging: Paging?
+  /// The source whose songs are the pages; nil until a first page has arrived.
+  public var source: PageSource?
+  /// A source asked for whose first page has not arrived: the pages stay as they are
+  /// meanwhile, and answers about any other source are ignored.
+  public var opening: PageSource?
   public var songs: [Song] = []
   public var index: Int = 0
-  public var feed: FeedPhase = .idle
   public var playback: Playback = .idle
   /// Seconds of the current song already heard.
   public var position: Double = 0
@@ -123,12 +97,6 @@ public struct PlayerState: Equatable, Sendable {
   /// Set while listening for a song to name.
   public var identify: Identify?
 
-  /// The query whose results are the pages; nil while the pages are the feed.
-  public var query: SongQuery?
-  /// Paging of the query's results.
-  public var queryPaging: QueryPaging?
-  /// A query asked for whose results have not replaced the pages yet.
-  public var request: QueryRequest?
   /// The search prompt's line while the prompt is open.
   public var search: SearchPrompt?
   /// Earlier searches, newest last (Up and Down walk through them).
@@ -149,24 +117,15 @@ public struct PlayerState: Equatable, Sendable {
     playback == .playing || isAnimating || needsSpinner
   }
 
-  /// True while a spinner turns on screen: a song or the feed loading, buffering, a query on
-  /// its way, lyrics coming.
+  /// True while a spinner turns on screen: a song loading or buffering, a source's first page
+  /// on its way, lyrics coming.
   public var needsSpinner: Bool {
-    playback == .loading || playback == .buffering || feed == .loading || isQuerying
+    playback == .loading || playback == .buffering || opening?.phase == .loading
       || (overlay == .lyrics && lyrics?.phase == .loading)
-  }
-
-  /// True while a search or artist request runs (the activity spinner turns).
-  public var isQuerying: Bool {
-    if let request, !request.isWaiting { return true }
-    return false
   }
 
   /// True while a short animation runs (the timer then ticks fast enough for smooth motion).
   public var isAnimating: Bool { likePulse > 0 }
-
-  /// How close to the end of the loaded songs the next page is asked for.
-  public static let pagingLookahead = 3
 
   /// Lines a page of plain lyrics scrolls when the screen's size is not known.
   public static let lyricsPageLines = 10

@@ -14,95 +14,18 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     state.notice = text
     return []
 
-  case .start(let url):
-    state.query = nil
-    state.queryPaging = nil
-    state.feedURL = url
-    state.feedAttempts = 0
-    state.feed = .loading
-    state.message = nil
-    return [.loadFeed(url)]
-
-  case .feedLoaded(let songs, let skipped, let paging):
-    // Results of a search that came first are not replaced by the feed.
-    guard state.query == nil else { return [] }
-    state.feed = .loaded
-    state.feedAttempts = 0
-    state.songs = songs
-    state.index = 0
-    state.paging = paging.map {
-      .init(
-        nextPage: songs.isEmpty ? nil : $0.nextPage, pageSize: $0.pageSize,
-        totalPages: $0.totalPages)
-    }
-    state.message = skipped > 0 ? .init(.info, skippedNote(skipped)) : nil
-    guard !songs.isEmpty else {
-      state.playback = .idle
-      state.message = .init(
-        .info, skipped > 0 ? "No playable songs: " + skippedNote(skipped) : "The feed has no songs")
-      return []
-    }
-    return playCurrent(&state) + loadMoreIfNear(&state)
-
-  case .feedFailed(let reason, let retry, let retryAfter):
-    guard state.query == nil else { return [] }
-    guard state.songs.isEmpty else {
-      state.message = .init(.error, reason)
-      return []
-    }
-    state.feed = .failed(reason)
-    guard retry else {
-      state.message = .init(.error, reason)
-      return []
-    }
-    state.feedAttempts += 1
-    let delay = retryDelay(attempt: state.feedAttempts, serverAsked: retryAfter)
-    state.message = .init(.error, "\(reason): retrying in \(Int(delay.rounded())) s")
-    return [.scheduleFeedRetry(after: delay, attempt: state.feedAttempts)]
-
-  case .retryFeed(let attempt):
-    // Only the latest scheduled retry counts: one from before a manual retry is stale.
-    guard attempt == state.feedAttempts, let url = state.feedURL, case .failed = state.feed,
-      state.songs.isEmpty
-    else { return [] }
-    state.feed = .loading
-    return [.loadFeed(url)]
-
-  case .feedPageLoaded(let songs, let paging):
-    guard state.paging != nil else { return [] }
-    let known = Set(state.songs.map(\.id))
-    let fresh = songs.filter { !known.contains($0.id) }
-    state.songs += fresh
-    state.paging?.isLoading = false
-    state.paging?.nextPage = songs.isEmpty ? nil : paging.nextPage
-    if paging.totalPages != nil { state.paging?.totalPages = paging.totalPages }
-    if case .error = state.message?.kind { state.message = nil }
-    if state.playback == .finished && !fresh.isEmpty && state.canGoNext {
-      // The last song had ended waiting for more: go on with the new ones.
-      state.index += 1
-      return playCurrent(&state) + loadMoreIfNear(&state)
-    }
-    return loadMoreIfNear(&state)
-
-  case .feedPageFailed(let reason):
-    guard state.paging != nil else { return [] }
-    state.paging?.isLoading = false
-    state.message = .init(.error, "\(reason): more songs when you page again")
-    return []
+  case .open, .pageLoaded, .pageFailed, .retryDue(.page, _):
+    return reducePages(&state, action)
 
   case .retry:
-    if let request = state.request, request.isWaiting {
-      return runRequest(&state, request)
+    // What failed is tried again now: a source being opened, else the lyrics shown, the song
+    // on this page and the next page of the source.
+    if let opening = state.opening, opening.failure != nil {
+      return loadFirstPage(&state, opening.kind)
     }
-    if case .failed = state.feed, state.songs.isEmpty, let url = state.feedURL {
-      state.feed = .loading
-      state.message = nil
-      return [.loadFeed(url)]
-    }
-    // Lyrics shown as failed are asked for again (with the song, if that failed too).
     let lyrics = loadLyricsIfNeeded(&state)
     if case .failed = state.playback { return lyrics + playCurrent(&state) }
-    return lyrics + loadMoreIfNear(&state)
+    return lyrics + loadMoreIfNear(&state, retrying: true)
 
   case .seek(by: let delta):
     return seek(&state, to: state.position + delta)
@@ -138,60 +61,16 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     let toggled = song.togglingLike()
     state.songs[state.index] = toggled
     state.likePulse = PlayerState.likePulseFrames
-    return [.persistLike(songID: song.id, liked: toggled.isLiked)]
+    let sync = state.source?.kind.likeDestination ?? .localOnly
+    return [.persistLike(songID: song.id, liked: toggled.isLiked, sync: sync)]
 
   case .toggleHelp:
     state.overlay = state.overlay == .help ? nil : .help
     return []
 
-  case .toggleLyrics:
-    if state.overlay == .lyrics {
-      state.overlay = nil
-      return []
-    }
-    state.overlay = .lyrics
-    return loadLyricsIfNeeded(&state)
-
-  case .pageLyrics(let pages):
-    return reduce(&state, .scrollLyrics(pages * PlayerState.lyricsPageLines))
-
-  case .scrollLyrics(let lines):
-    guard state.overlay == .lyrics, let panel = state.lyrics,
-      case .loaded(.plain(let text)) = panel.phase
-    else { return [] }
-    state.lyrics?.scroll = min(max(0, panel.scroll + lines), max(0, text.count - 1))
-    return []
-
-  case .lyricsLoaded(let songID, let lyrics):
-    guard let panel = state.lyrics, panel.songID == songID, panel.phase == .loading else {
-      return []
-    }
-    state.lyrics = .init(songID: songID, phase: .loaded(lyrics))
-    return []
-
-  case .lyricsFailed(let songID, let reason, let retry, let retryAfter):
-    guard let panel = state.lyrics, panel.songID == songID, panel.phase == .loading else {
-      return []
-    }
-    // Nobody is looking: no point in trying again until the lyrics are shown.
-    guard retry, state.overlay == .lyrics else {
-      state.lyrics?.phase = .failed(reason)
-      return []
-    }
-    let attempt = panel.attempts + 1
-    let delay = retryDelay(attempt: attempt, serverAsked: retryAfter)
-    state.lyrics?.attempts = attempt
-    state.lyrics?.phase = .failed("\(reason): retrying in \(Int(delay.rounded())) s")
-    return [.scheduleLyricsRetry(after: delay, songID: songID, attempt: attempt)]
-
-  case .retryLyrics(let songID, let attempt):
-    // Only the latest scheduled retry for the song shown counts.
-    guard state.overlay == .lyrics, let panel = state.lyrics, panel.songID == songID,
-      panel.attempts == attempt, case .failed = panel.phase, let song = state.currentSong,
-      song.id == songID
-    else { return [] }
-    state.lyrics?.phase = .loading
-    return [.loadLyrics(song)]
+  case .toggleLyrics, .pageLyrics, .scrollLyrics, .lyricsLoaded, .lyricsFailed,
+    .retryDue(.lyrics, _):
+    return reduceLyrics(&state, action)
 
   case .quit:
     state.isQuitting = true
@@ -249,9 +128,8 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     state.songs[at] = state.songs[at].togglingLike()
     return [.storeLikeLocally(songID: songID, liked: !liked)]
 
-  case .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .runQuery,
-    .queryLoaded, .queryFailed, .retryQuery, .queryPageLoaded, .queryPageFailed, .retryQueryPage:
-    return reduceQuery(&state, action)
+  case .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist:
+    return reduceSearch(&state, action)
   case .identify:
     if state.identify != nil {
       state.identify = nil
@@ -265,8 +143,11 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     state.identify = .listening(level: 0, seconds: 0)
     state.message = nil
     // The index is kept per feed; search results are not the feed's songs.
-    let indexKey = state.query == nil ? state.feedURL : nil
-    return [.listen(seconds: PlayerState.listenSeconds, feedURL: indexKey, songs: state.songs)]
+    return [
+      .listen(
+        seconds: PlayerState.listenSeconds, feedURL: state.source?.kind.fingerprintKey,
+        songs: state.songs)
+    ]
 
   case .listeningLevel(let level, let seconds):
     guard state.identify != nil else { return [] }
@@ -315,30 +196,6 @@ func playCurrent(_ state: inout PlayerState) -> [PlayerEffect] {
   return [.play(song, playID: state.playID)] + loadLyricsIfNeeded(&state)
 }
 
-/// While the lyrics are shown, asks for the current song's unless they are here or coming.
-/// A failed try is tried again now; the count of tries goes on, so an older scheduled retry
-/// cannot match.
-private func loadLyricsIfNeeded(_ state: inout PlayerState) -> [PlayerEffect] {
-  guard state.overlay == .lyrics, let song = state.currentSong else { return [] }
-  var attempts = 0
-  if let panel = state.lyrics, panel.songID == song.id {
-    guard case .failed = panel.phase else { return [] }
-    attempts = panel.attempts
-  }
-  state.lyrics = .init(songID: song.id, phase: .loading, attempts: attempts)
-  return [.loadLyrics(song)]
-}
-
-/// Asks for the next feed page when the user is within `pagingLookahead` songs of the end.
-func loadMoreIfNear(_ state: inout PlayerState) -> [PlayerEffect] {
-  if state.query != nil { return loadMoreResultsIfNear(&state) }
-  guard let url = state.feedURL, let paging = state.paging, let next = paging.nextPage,
-    !paging.isLoading, state.index + PlayerState.pagingLookahead >= state.songs.count - 1
-  else { return [] }
-  state.paging?.isLoading = true
-  return [.loadFeedPage(url, page: next, pageSize: paging.pageSize)]
-}
-
 /// Moves playback within the current song; only while it has sound to move in.
 private func seek(_ state: inout PlayerState, to target: Double) -> [PlayerEffect] {
   guard [.playing, .paused, .buffering].contains(state.playback), let duration = state.duration,
@@ -347,10 +204,4 @@ private func seek(_ state: inout PlayerState, to target: Double) -> [PlayerEffec
   let clamped = min(max(0, target), max(0, duration - 0.25))
   state.position = clamped
   return [.seek(to: clamped, playID: state.playID)]
-}
-
-private func skippedNote(_ count: Int) -> String {
-  count == 1
-    ? "skipped 1 song without an id or audio URL"
-    : "skipped \(count) songs without an id or audio URL"
 }

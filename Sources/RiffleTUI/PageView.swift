@@ -138,9 +138,12 @@ public struct PageView {
     let margin = w >= 60 ? 4 : 2
     let inner = w - 2 * margin
     let header = CellStyle(foreground: theme.text, background: headerBackground(screen), bold: true)
-    screen.put("Riffle", x: margin, y: 0, style: header)
     let position = "\(state.index + 1) / \(state.songs.count)"
-    screen.put(position, x: w - margin - DisplayWidth.of(position), y: 0, style: header)
+    let positionWidth = DisplayWidth.of(position)
+    // The source's name beside the app's, where the source has one ("Results for “blue”").
+    let heading = state.source?.title.map { "Riffle \u{00B7} \($0)" } ?? "Riffle"
+    screen.put(heading, x: margin, y: 0, style: header, maxWidth: max(6, inner - positionWidth - 2))
+    screen.put(position, x: w - margin - positionWidth, y: 0, style: header)
 
     guard let layout = PageLayout.make(width: w, height: h, state: state) else { return }
     // The darkened band keeps the text readable on any cover: over art, the art's own
@@ -184,21 +187,7 @@ public struct PageView {
     drawControls(&screen, state: state, layout: layout)
     drawStatus(&screen, state: state, x: margin, y: layout.statusRow, width: inner)
     screen.put(
-      Self.hints(fitting: inner), x: margin, y: layout.hintsRow, style: muted, maxWidth: inner)
-  }
-
-  /// The longest key hint line that fits; "q quit" is in every one.
-  static func hints(fitting width: Int) -> String {
-    let choices = [
-      "←/→ page  space play/pause  l like  / search  a artist  y lyrics  ? help  q quit",
-      "←/→ page  space play/pause  l like  / search  y lyrics  ? help  q quit",
-      "←/→ page  space play/pause  l like  / search  ? help  q quit",
-      "←/→ page  space play/pause  l like  ? help  q quit",
-      "←/→ page  space play  l like  ? help  q quit",
-      "space play  l like  ? help  q quit",
-      "? help  q quit",
-    ]
-    return choices.first { DisplayWidth.of($0) <= width } ?? choices.last!
+      keyMap.hints(fitting: inner), x: margin, y: layout.hintsRow, style: muted, maxWidth: inner)
   }
 
   private func headerBackground(_ screen: Screen) -> Color {
@@ -267,14 +256,14 @@ public struct PageView {
     case .loading: line = "\(spinner) Loading…"
     case .buffering: line = "\(spinner) Buffering…"
     case .paused: line = "Paused"
-    case .finished: line = state.query == nil ? "End of the feed" : "End of the results"
+    case .finished: line = state.source?.kind.endNote ?? "End of the feed"
     case .failed: line = "Cannot play this song"
     case .playing, .idle: line = ""
     }
-    if let request = state.request, !request.isWaiting {
-      // A search or artist query on its way: its activity shows until the results replace
-      // the pages.
-      line = "\(spinner) \(request.query.activity)"
+    if let opening = state.opening, opening.phase == .loading {
+      // A source on its way (a search, an artist's songs): its activity shows until its first
+      // page replaces the pages.
+      line = "\(spinner) \(opening.kind.activity)"
     }
     if let notice = state.notice {
       line = notice
@@ -297,15 +286,14 @@ public struct PageView {
     let muted = CellStyle(foreground: theme.muted)
     screen.putCentered(
       "Riffle", y: max(0, y - 2), style: CellStyle(foreground: theme.text, bold: true))
-    switch state.feed {
-    case .idle, .loading:
-      let activity = state.request.map(\.query.activity) ?? "Loading songs…"
-      screen.putCentered("\(spinner) \(activity)", y: y, style: muted)
-    case .failed(let reason):
+    if let failure = state.opening?.failure {
       // The message says the reason and, while retrying, when the next try comes.
       screen.putCentered(
-        state.message?.text ?? reason, y: y, style: CellStyle(foreground: theme.error))
-    case .loaded:
+        state.message?.text ?? failure, y: y, style: CellStyle(foreground: theme.error))
+    } else if state.opening != nil || state.source == nil {
+      let activity = state.opening?.kind.activity ?? "Loading songs…"
+      screen.putCentered("\(spinner) \(activity)", y: y, style: muted)
+    } else {
       screen.putCentered(state.message?.text ?? "No songs", y: y, style: muted)
     }
     if let notice = state.notice {
@@ -315,33 +303,23 @@ public struct PageView {
     screen.putCentered("q quit", y: screen.height - 1, style: muted)
   }
 
+  /// Width of a column of the help: the keys (10), a space, what they do (24).
+  static let helpColumnWidth = 35
+
   private func drawHelp(_ screen: inout Screen) {
-    // The help lists the keys as bound now, so a rebinding in config.toml shows here too.
-    let entries: [([PlayerAction], String)] = [
-      ([.previous, .next], "previous / next song"),
-      ([.togglePlay], "play / pause"),
-      ([.toggleLike], "like / unlike"),
-      ([.toggleLyrics], "show / hide lyrics"),
-      ([.seek(by: -10), .seek(by: 10)], "back / forward 10 s"),
-      ([.openSearch], "search iTunes"),
-      ([.showArtist], "the artist's top songs"),
-      ([.retry], "retry what failed"),
-      ([.identify], "name a song heard nearby"),
-      ([.toggleHelp], "show / hide this help"),
-    ]
-    let quitKeys = keyMap.names(for: .quit)
-    let allRows: [(String, String)] =
-      entries.compactMap { actions, text in
-        let names = actions.map { keyMap.names(for: $0).first ?? "" }.filter { !$0.isEmpty }
-        return names.isEmpty ? nil : (names.joined(separator: " "), text)
-      } + [(quitKeys.first ?? "q", "quit")]
-    let boxWidth = min(screen.width - 2, 40)
-    let boxHeight = min(screen.height - 2, allRows.count + 4)
+    // The help lists the keys as bound now, so a rebinding in config.toml shows here too. Two
+    // columns where they fit, so the box leaves the page's band (the clock) in view.
+    let allRows = keyMap.helpRows()
+    let columnWidth = Self.helpColumnWidth
+    let columns = screen.width >= 2 * columnWidth + 8 ? 2 : 1
+    let boxWidth = min(screen.width - 2, columns * (columnWidth + 1) + 5)
+    let perColumn = (allRows.count + columns - 1) / columns
+    let boxHeight = min(screen.height - 2, perColumn + 4)
     let x = (screen.width - boxWidth) / 2
-    let y = (screen.height - boxHeight) / 2
+    let y = max(0, (screen.height - PageView.bandHeight - boxHeight) / 2)
     // When not every key fits, the last line that does says how to quit.
     var rows = allRows
-    let room = max(0, boxHeight - 4)
+    let room = max(0, boxHeight - 4) * columns
     if room < rows.count, room > 0 {
       rows = Array(rows.prefix(room - 1)) + [allRows.last!]
     }
@@ -350,11 +328,15 @@ public struct PageView {
     var title = box
     title.bold = true
     screen.putCentered("Keys", x: x, y: y + 1, width: boxWidth, style: title)
-    for (i, row) in rows.enumerated() where y + 3 + i < y + boxHeight - 1 {
-      var keyStyle = box
-      keyStyle.foreground = theme.accent
-      screen.put(row.0, x: x + 3, y: y + 3 + i, style: keyStyle, maxWidth: 8)
-      screen.put(row.1, x: x + 12, y: y + 3 + i, style: box, maxWidth: boxWidth - 14)
+    var keyStyle = box
+    keyStyle.foreground = theme.accent
+    let lines = max(1, boxHeight - 4)
+    for (i, row) in rows.enumerated() {
+      let column = i / lines
+      let left = x + 3 + column * (columnWidth + 1)
+      let textWidth = min(columnWidth - 11, x + boxWidth - 2 - (left + 11))
+      screen.put(row.keys, x: left, y: y + 3 + i % lines, style: keyStyle, maxWidth: 10)
+      screen.put(row.text, x: left + 11, y: y + 3 + i % lines, style: box, maxWidth: textWidth)
     }
   }
 

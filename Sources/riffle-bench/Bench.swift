@@ -126,7 +126,7 @@ enum Bench {
         displayName: "Artist \(i)",
         handle: "artist\(i)", audioURL: URL(fileURLWithPath: "/dev/null"), likeCount: 1234 * i)
     }
-    state.feed = .loaded
+    state.source = PageSource(kind: .feed(URL(fileURLWithPath: "/dev/null")))
     state.index = 3
     state.playback = .playing
     state.position = 42

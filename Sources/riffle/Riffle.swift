@@ -19,10 +19,7 @@ struct Riffle: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "riffle",
     abstract: "A full-screen terminal music player: one song a page, arrows to swipe.",
-    discussion: """
-      Keys: Left/Right page between songs, space plays and pauses, l likes, / searches iTunes, \
-      a shows the artist's top songs, y shows lyrics, i names the song playing nearby, \
-      ? shows help, q quits.
+    discussion: keysHelp + """
 
       Examples:
         riffle                                   # the bundled catalog, offline
@@ -62,6 +59,19 @@ struct Riffle: ParsableCommand {
     }
   }
 }
+
+/// The keys as `--help` lists them: the same table the key map, the help overlay and
+/// config.toml read (config.toml's `[keys]` rebinds them by these names).
+private let keysHelp: String = {
+  let rows = KeyMap.standard.helpRows()
+  let width = rows.map { $0.keys.count }.max() ?? 0
+  let lines = rows.map { row in
+    "  " + row.keys + String(repeating: " ", count: width - row.keys.count + 2) + row.text
+  }
+  let names = Command.all.map(\.name).joined(separator: ", ")
+  return "Keys:\n" + lines.joined(separator: "\n")
+    + "\n  (rebind in config.toml's [keys]: \(names))\n"
+}()
 
 /// Options every way of starting the player takes.
 struct PlayerOptions: ParsableArguments {
@@ -126,7 +136,7 @@ struct PlayerOptions: ParsableArguments {
   }
 
   /// Starts the player on what `first` asks for; `Riffle.main` then runs it.
-  func launch(_ first: Opening) throws {
+  func launch(_ first: SourceKind) throws {
     // Two malloc arenas serve the player's threads (glibc would make one per allocating
     // thread), and blocks of 128 KB and more are always mapped on their own so that a finished
     // song's buffer goes back to the system (see CLinux.h).
@@ -167,12 +177,6 @@ struct PlayerOptions: ParsableArguments {
       }
     }
   }
-}
-
-/// What the player shows first.
-enum Opening {
-  case feed(URL)
-  case query(SongQuery)
 }
 
 /// `riffle [SOURCE]`: a feed, or the bundled catalog.
@@ -236,7 +240,7 @@ struct Search: ParsableCommand {
   }
 
   func run() throws {
-    try options.launch(.query(.search(words(term))))
+    try options.launch(.search(words(term)))
   }
 }
 
@@ -255,7 +259,7 @@ struct Artist: ParsableCommand {
   }
 
   func run() throws {
-    try options.launch(.query(.artist(words(name))))
+    try options.launch(.artist(words(name)))
   }
 }
 
@@ -271,24 +275,22 @@ private var liveModel: PlayerViewModel?
 
 @MainActor
 private func startPlayer(
-  _ first: Opening, driver: AudioDriverChoice, capture: CaptureChoice, paths: AppPaths,
+  _ first: SourceKind, driver: AudioDriverChoice, capture: CaptureChoice, paths: AppPaths,
   config: (config: Config, problems: [Config.Problem]), services: (itunes: URL, lyrics: URL),
   likeSync: LikeSync?
 ) throws {
   let (config, problems) = config
   let terminal = try NCursesTerminal()
   let likeStore = LikeStore(file: paths.likesFile)
-  let feeds = FeedSource()
   let box = ModelBox()
   let historyFile = paths.searchHistoryFile
   let clients = PlayerClients(
-    loadFeed: { url, done in feeds.load(url, completion: done) },
+    pages: .live(feeds: FeedSource(), itunes: ITunesCatalog(base: services.itunes)),
     audio: .live(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
       output: { try AudioOutput.open(driver) },
       events: { event in box.model?.post(event.action) }),
     likes: .live(likeStore, remote: likeSync),
-    queries: .itunes(ITunesCatalog(base: services.itunes)),
     saveSearchHistory: { terms in
       do {
         try SearchHistory.save(terms, to: historyFile)
@@ -351,10 +353,7 @@ private func startPlayer(
     FileHandle.standardError.write(Data("likes: \(problem)\n".utf8))
   }
   model.render()
-  switch first {
-  case .feed(let url): model.send(.start(url))
-  case .query(let query): model.send(.runQuery(query))
-  }
+  model.send(.open(first))
   for problem in problems {
     FileHandle.standardError.write(Data("\(problem)\n".utf8))
   }

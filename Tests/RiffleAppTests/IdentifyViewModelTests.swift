@@ -30,14 +30,13 @@ private final class IdentifyLog: @unchecked Sendable {
 
   var clients: PlayerClients {
     PlayerClients(
-      loadFeed: { _, _ in },
+      // These tests never load a page; a request would stay unanswered.
+      pages: PageClient { _, _, _ in },
       audio: AudioClient(
         play: { song, id in self.record(.play(song.id, id)) }, pause: {}, resume: {},
         seek: { seconds, id in self.record(.seek(seconds, id)) }, position: { _ in nil },
         shutdown: {}),
       likes: LikesClient(all: { [:] }, set: { _, _, done in done(nil) }, flush: {}),
-      // These tests never search; a query would stay unanswered.
-      queries: QueryClient { _, _, _, _ in },
       identify: IdentifyClient(
         start: { seconds, feed, songs, events in
           self.record(.start(seconds, feed, songs.map(\.id)))
@@ -69,8 +68,7 @@ struct IdentifyViewModelTests {
   fileprivate func playing() -> (IdentifyLog, PlayerViewModel, BufferTerminal) {
     let log = IdentifyLog()
     var state = PlayerState()
-    state.feedURL = Self.feed
-    state.feed = .loaded
+    state.source = PageSource(kind: .feed(Self.feed))
     state.songs = Self.songs
     state.playID = 1
     state.playback = .playing

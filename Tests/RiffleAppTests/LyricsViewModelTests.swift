@@ -31,7 +31,7 @@ private final class FakeWorld: @unchecked Sendable {
   private var _positionReads = 0
   private var _lyricsAsked: [Song] = []
   private var _lyricsCompletions: [@Sendable (Result<Lyrics, LyricsLoadError>) -> Void] = []
-  private var _feedCompletion: (@Sendable (Result<FeedPage, FeedLoadError>) -> Void)?
+  private var _feedCompletion: (@Sendable (Result<SourcePage, Failure>) -> Void)?
 
   var position: Double? {
     get { lock.withLock { _position } }
@@ -48,12 +48,12 @@ private final class FakeWorld: @unchecked Sendable {
 
   func deliverFeed(_ songs: [Song]) {
     let completion = lock.withLock { _feedCompletion }
-    completion?(.success(FeedPage(songs: songs)))
+    completion?(.success(SourcePage(songs: songs)))
   }
 
   var clients: PlayerClients {
     PlayerClients(
-      loadFeed: { _, done in self.lock.withLock { self._feedCompletion = done } },
+      pages: PageClient { _, _, done in self.lock.withLock { self._feedCompletion = done } },
       audio: AudioClient(
         play: { _, _ in }, pause: {}, resume: {}, seek: { _, _ in },
         position: { _ in
@@ -64,7 +64,6 @@ private final class FakeWorld: @unchecked Sendable {
         },
         shutdown: {}),
       likes: LikesClient(all: { [:] }, set: { _, _, done in done(nil) }, flush: {}),
-      queries: QueryClient { _, _, _, _ in },
       lyrics: LyricsClient(load: { song, done in
         self.lock.withLock {
           self._lyricsAsked.append(song)
@@ -110,7 +109,7 @@ private final class LyricsHarness {
 
   /// Page 1 playing, its decoder having said it lasts 40 s.
   func startPlaying() async {
-    model.send(.start(Songs.feed))
+    model.send(.open(.feed(Songs.feed)))
     world.deliverFeed(Songs.all)
     await drainMainQueue()
     model.send(.playbackStarted(playID: model.state.playID, duration: 40))
@@ -187,40 +186,48 @@ struct LyricsViewModelTests {
     #expect(harness.highlighted == nil)
   }
 
-  @Test("A wake-up is asked for when the next line starts, and moves the highlight then")
+  @Test("The ticker wakes when the next line starts, when that is before the clock changes")
   func wakeAtNextLine() async throws {
     let harness = LyricsHarness()
     await harness.startPlaying()
-    await harness.showLyrics(Songs.synced)
+    // Lines between the clock's seconds, so the line, not the clock, sets the wake-up.
+    let offBeat = Lyrics.synced(
+      SyncedLyrics([
+        LyricLine(time: 4, text: "Sung line 1"), LyricLine(time: 4.5, text: "Sung line 2"),
+        LyricLine(time: 9.25, text: "Sung line 3"),
+      ]))
+    await harness.showLyrics(offBeat)
     harness.tick(at: 4.2)
     #expect(harness.highlighted == "Sung line 1")
-    let wait = try #require(harness.scheduler.delays.last)
-    #expect(abs(wait - (7 - 4.2 + 0.01)) < 1e-9)
-    // Time passes to the line; only the wake-up runs, not the ticker.
-    harness.world.position = 7.01
-    let reads = harness.world.positionReads
-    harness.scheduler.runPending()
-    #expect(harness.world.positionReads == reads + 1)
+    guard case .once(let wait)? = harness.ticker.pace else {
+      Issue.record(
+        "playing with synced lyrics wakes once: \(String(describing: harness.ticker.pace))")
+      return
+    }
+    #expect(
+      abs(wait - (4.5 - 4.2 + 0.01)) < 1e-9, "the line at 4.5 s comes before 5 s on the clock")
+    harness.tick(at: 4.51)
     #expect(harness.highlighted == "Sung line 2")
-    // And the next one is asked for at once.
-    let next = try #require(harness.scheduler.delays.last)
-    #expect(abs(next - (10 - 7.01 + 0.01)) < 1e-9)
-    #expect(harness.scheduler.delays.count == 1)
+    // Now the clock's next second (5 s) comes before the next line (9.25 s).
+    guard case .once(let clock)? = harness.ticker.pace else {
+      Issue.record("still playing: \(String(describing: harness.ticker.pace))")
+      return
+    }
+    #expect(clock <= 0.5, "\(clock)")
+    #expect(harness.scheduler.delays.isEmpty, "one wake-up mechanism: the ticker")
   }
 
-  @Test("Paused, no wake-up is asked for, and an older one does nothing")
+  @Test("Paused, nothing wakes the player, and the highlight stands still")
   func pausedNoWake() async {
     let harness = LyricsHarness()
     await harness.startPlaying()
     await harness.showLyrics(Songs.synced)
     harness.tick(at: 5)
-    #expect(!harness.scheduler.delays.isEmpty)
+    #expect(harness.ticker.isRunning)
     harness.press(.char(" "))
     #expect(harness.model.state.playback == .paused)
+    #expect(!harness.ticker.isRunning)
     harness.world.position = 8
-    let reads = harness.world.positionReads
-    harness.scheduler.runPending()
-    #expect(harness.world.positionReads == reads)
     #expect(harness.highlighted == "Sung line 1", "paused, the highlight stands still")
     #expect(harness.scheduler.delays.isEmpty)
   }

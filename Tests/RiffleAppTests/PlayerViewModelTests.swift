@@ -34,8 +34,7 @@ private enum Feed {
 /// any thread (the clients' closures are `@Sendable`), hence the lock.
 private final class ClientLog: @unchecked Sendable {
   enum Call: Equatable {
-    case loadFeed(URL)
-    case runQuery(SongQuery, offset: Int, limit: Int)
+    case loadPage(SourceKind, PageCursor?)
     case saveHistory([String])
     case play(songID: String, playID: Int)
     case pause
@@ -55,8 +54,7 @@ private final class ClientLog: @unchecked Sendable {
   private let lock = NSLock()
   private var _calls: [Call] = []
   private var _playedSongs: [Song] = []
-  private var _feedCompletions: [@Sendable (Result<FeedPage, FeedLoadError>) -> Void] = []
-  private var _queryCompletions: [@Sendable (Result<QueryAnswer, CatalogError>) -> Void] = []
+  private var _pageCompletions: [@Sendable (Result<SourcePage, Failure>) -> Void] = []
   private var _likeCompletions: [@Sendable (String?) -> Void] = []
   private var _syncRejections: [@Sendable (Bool, String) -> Void] = []
   private var _position: Double?
@@ -77,16 +75,22 @@ private final class ClientLog: @unchecked Sendable {
   func record(_ call: Call) { lock.withLock { _calls.append(call) } }
   func clearCalls() { lock.withLock { _calls.removeAll() } }
 
-  /// Completes the last feed request, as the feed source would.
-  func completeFeed(_ result: Result<FeedPage, FeedLoadError>) {
-    let completion = lock.withLock { _feedCompletions.last }
+  /// Answers the last page request, as a source's client would.
+  func completePage(_ result: Result<SourcePage, Failure>) {
+    let completion = lock.withLock { _pageCompletions.last }
     completion?(result)
   }
 
-  /// Answers the last query, as the catalog would.
-  func completeQuery(_ result: Result<QueryAnswer, CatalogError>) {
-    let completion = lock.withLock { _queryCompletions.last }
-    completion?(result)
+  /// Answers the last page request with a feed's songs, or with how loading a feed fails.
+  func completeFeed(_ result: Result<FeedPage, FeedLoadError>) {
+    completePage(
+      result.map { SourcePage(songs: $0.songs, skipped: $0.skipped.count) }.mapError(\.failure))
+  }
+
+  /// Answers the last page request with a batch of 25 search results, or how a catalog fails.
+  func completeQuery(_ result: Result<[Song], CatalogError>) {
+    completePage(
+      result.map { SourcePage(songs: $0, next: .offset(25, limit: 25)) }.mapError(\.failure))
   }
 
   /// Completes the last like save: nil for saved, a message for an error.
@@ -103,10 +107,10 @@ private final class ClientLog: @unchecked Sendable {
 
   var clients: PlayerClients {
     PlayerClients(
-      loadFeed: { url, done in
+      pages: PageClient { kind, cursor, done in
         self.lock.withLock {
-          self._calls.append(.loadFeed(url))
-          self._feedCompletions.append(done)
+          self._calls.append(.loadPage(kind, cursor))
+          self._pageCompletions.append(done)
         }
       },
       audio: AudioClient(
@@ -142,12 +146,6 @@ private final class ClientLog: @unchecked Sendable {
             self._syncRejections.append(rejected)
           }
         }),
-      queries: QueryClient { query, offset, limit, done in
-        self.lock.withLock {
-          self._calls.append(.runQuery(query, offset: offset, limit: limit))
-          self._queryCompletions.append(done)
-        }
-      },
       saveSearchHistory: { self.record(.saveHistory($0)) })
   }
 }
@@ -237,7 +235,7 @@ private final class Harness {
 
   /// Starts, delivers the feed and lets the first song start playing: page 1 of 3, playing.
   func startPlaying(_ songs: [Song] = Feed.songs) async {
-    model.send(.start(Feed.url))
+    model.send(.open(.feed(Feed.url)))
     log.completeFeed(.success(FeedPage(songs: songs)))
     await drainMainQueue()
     model.send(.playbackStarted(playID: model.state.playID, duration: 35))
@@ -251,8 +249,8 @@ struct ViewModelFeedTests {
   @Test("start asks the client for the feed at the URL and shows the spinner")
   func startLoadsFeed() {
     let harness = Harness()
-    harness.model.send(.start(Feed.url))
-    #expect(harness.log.calls == [.loadFeed(Feed.url)])
+    harness.model.send(.open(.feed(Feed.url)))
+    #expect(harness.log.calls == [.loadPage(.feed(Feed.url), nil)])
     #expect(harness.screenText.contains("Loading songs…"))
     #expect(harness.ticker.isRunning)
   }
@@ -262,13 +260,16 @@ struct ViewModelFeedTests {
     let first = Feed.songs[0].id
     let second = Feed.songs[1].id
     let harness = Harness(storedLikes: [first: false, second: true])
-    harness.model.send(.start(Feed.url))
+    harness.model.send(.open(.feed(Feed.url)))
     harness.log.completeFeed(.success(FeedPage(songs: Feed.songs)))
     // The completion only posts; nothing is applied until the main queue runs.
     #expect(harness.model.state.songs.isEmpty)
     await drainMainQueue()
 
-    #expect(harness.log.calls == [.loadFeed(Feed.url), .likesAll, .play(songID: first, playID: 1)])
+    #expect(
+      harness.log.calls == [
+        .loadPage(.feed(Feed.url), nil), .likesAll, .play(songID: first, playID: 1),
+      ])
     let songs = harness.model.state.songs
     #expect(songs.map(\.isLiked) == [false, true, false])
     #expect(songs.map(\.likeCount) == [11, 4, 0])
@@ -282,7 +283,7 @@ struct ViewModelFeedTests {
   @Test("A feed that arrives on another thread is applied on the main queue")
   func feedFromAnotherThread() async {
     let harness = Harness()
-    harness.model.send(.start(Feed.url))
+    harness.model.send(.open(.feed(Feed.url)))
     let log = harness.log
     DispatchQueue.global().async { log.completeFeed(.success(FeedPage(songs: Feed.songs))) }
     await waitUntil("the feed is applied") { harness.model.state.songs.count == 3 }
@@ -292,27 +293,28 @@ struct ViewModelFeedTests {
   @Test("A feed that cannot be read shows the reason and stops the timer")
   func feedFailed() async {
     let harness = Harness()
-    harness.model.send(.start(Feed.url))
+    harness.model.send(.open(.feed(Feed.url)))
     harness.log.completeFeed(.failure(.feed(.invalidJSON("line 1"))))
     await drainMainQueue()
     #expect(harness.screenText.contains("The feed is not valid JSON"))
     #expect(!harness.ticker.isRunning)
-    #expect(harness.log.calls == [.loadFeed(Feed.url)])
+    #expect(harness.log.calls == [.loadPage(.feed(Feed.url), nil)])
   }
 
   @Test("A feed that fails for want of a connection says when it retries, then asks again")
   func transientFailureRetries() async {
     let harness = Harness()
-    harness.model.send(.start(Feed.url))
+    harness.model.send(.open(.feed(Feed.url)))
     harness.log.completeFeed(.failure(.http(.noConnection(host: "studio-api.example.com"))))
     await drainMainQueue()
     #expect(harness.screenText.contains("No connection to studio-api.example.com: retrying in 1 s"))
     #expect(!harness.ticker.isRunning)
     #expect(harness.scheduler.delays == [1])
-    #expect(harness.log.calls == [.loadFeed(Feed.url)])
+    #expect(harness.log.calls == [.loadPage(.feed(Feed.url), nil)])
 
     harness.scheduler.runPending()
-    #expect(harness.log.calls == [.loadFeed(Feed.url), .loadFeed(Feed.url)])
+    #expect(
+      harness.log.calls == [.loadPage(.feed(Feed.url), nil), .loadPage(.feed(Feed.url), nil)])
     #expect(harness.screenText.contains("Loading songs…"))
 
     harness.log.completeFeed(.failure(.http(.noConnection(host: "studio-api.example.com"))))
@@ -451,7 +453,7 @@ struct ViewModelKeyTests {
     let model = PlayerViewModel(
       clients: log.clients, terminal: terminal, ticker: ticker,
       onQuit: { log.record(.onQuit) })
-    model.send(.start(Feed.url))
+    model.send(.open(.feed(Feed.url)))
     log.completeFeed(.success(FeedPage(songs: Feed.songs)))
     await drainMainQueue()
     log.clearCalls()
@@ -536,7 +538,7 @@ struct ViewModelTickerTests {
   @Test("An empty feed leaves the player idle with the timer stopped")
   func idleAfterEmptyFeed() async {
     let harness = Harness()
-    harness.model.send(.start(Feed.url))
+    harness.model.send(.open(.feed(Feed.url)))
     #expect(harness.ticker.isRunning)
     harness.log.completeFeed(.success(FeedPage(songs: [])))
     await drainMainQueue()
@@ -669,7 +671,7 @@ struct ViewModelQueryTests {
     #expect(harness.model.state.overlay == nil)
     #expect(
       harness.log.calls == [
-        .saveHistory(["quee"]), .runQuery(.search("quee"), offset: 0, limit: 25),
+        .saveHistory(["quee"]), .loadPage(.search("quee"), nil),
       ])
     #expect(harness.screenText.contains("Searching for “quee”…"))
     #expect(harness.ticker.isRunning, "the activity spinner turns")
@@ -679,8 +681,8 @@ struct ViewModelQueryTests {
   func resultsBecomePages() async {
     let harness = Harness()
     await harness.startPlaying()
-    harness.model.send(.runQuery(.search("band")))
-    harness.log.completeQuery(.success(QueryAnswer(songs: Self.results, received: 25)))
+    harness.model.send(.open(.search("band")))
+    harness.log.completeQuery(.success(Self.results))
     await drainMainQueue()
     #expect(harness.model.state.songs.count == 25)
     #expect(harness.log.calls.contains(.play(songID: "itunes:1", playID: 2)))
@@ -693,10 +695,10 @@ struct ViewModelQueryTests {
   func cancelDropsRequest() async {
     let harness = Harness()
     await harness.startPlaying()
-    harness.model.send(.runQuery(.search("slow")))
+    harness.model.send(.open(.search("slow")))
     harness.model.send(.cancelSearch)
-    #expect(harness.model.state.request == nil)
-    harness.log.completeQuery(.success(QueryAnswer(songs: Self.results, received: 25)))
+    #expect(harness.model.state.opening == nil)
+    harness.log.completeQuery(.success(Self.results))
     await drainMainQueue()
     #expect(harness.model.state.songs == Feed.songs)
     #expect(harness.screenText.contains("Stopped: “slow”"))
@@ -706,7 +708,7 @@ struct ViewModelQueryTests {
   func rateLimitedRetries() async {
     let harness = Harness()
     await harness.startPlaying()
-    harness.model.send(.runQuery(.search("x")))
+    harness.model.send(.open(.search("x")))
     harness.log.completeQuery(.failure(.rateLimited(host: "itunes.apple.com", retryAfter: nil)))
     await drainMainQueue()
     // No Retry-After: one call's share of iTunes' 20 a minute, not the general 1 s.
@@ -714,7 +716,7 @@ struct ViewModelQueryTests {
     #expect(harness.scheduler.delays == [3])
     harness.scheduler.runPending()
     #expect(
-      harness.log.calls.filter { if case .runQuery = $0 { return true } else { return false } }
+      harness.log.calls.filter { if case .loadPage = $0 { return true } else { return false } }
         .count == 2)
   }
 }
@@ -726,9 +728,9 @@ struct ViewModelQueryLikeTests {
   func resultLikesStayLocal() async {
     let harness = Harness()
     await harness.startPlaying()
-    harness.model.send(.runQuery(.search("band")))
+    harness.model.send(.open(.search("band")))
     harness.log.completeQuery(
-      .success(QueryAnswer(songs: ViewModelQueryTests.results, received: 25)))
+      .success(ViewModelQueryTests.results))
     await drainMainQueue()
     harness.log.clearCalls()
     harness.press(.char("l"))

@@ -35,7 +35,7 @@ private final class InputCalls: @unchecked Sendable {
 
   private let lock = NSLock()
   private var _calls: [Call] = []
-  private var feed: (@Sendable (Result<FeedPage, FeedLoadError>) -> Void)?
+  private var feed: (@Sendable (Result<SourcePage, Failure>) -> Void)?
 
   var calls: [Call] { lock.withLock { _calls } }
   func clear() { lock.withLock { _calls.removeAll() } }
@@ -43,12 +43,12 @@ private final class InputCalls: @unchecked Sendable {
 
   func completeFeed(_ songs: [Song]) {
     let done = lock.withLock { feed }
-    done?(.success(FeedPage(songs: songs)))
+    done?(.success(SourcePage(songs: songs)))
   }
 
   var clients: PlayerClients {
     PlayerClients(
-      loadFeed: { _, done in self.lock.withLock { self.feed = done } },
+      pages: PageClient { _, _, done in self.lock.withLock { self.feed = done } },
       audio: AudioClient(
         play: { song, id in self.record(.play(songID: song.id, playID: id)) },
         pause: { self.record(.pause) },
@@ -59,9 +59,7 @@ private final class InputCalls: @unchecked Sendable {
       likes: LikesClient(
         all: { [:] },
         set: { id, liked, _ in self.record(.setLike(songID: id, liked: liked)) },
-        flush: {}),
-      // Input tests never search; a query would stay unanswered.
-      queries: QueryClient { _, _, _, _ in })
+        flush: {}))
   }
 }
 
@@ -96,7 +94,7 @@ private final class InputHarness {
   }
 
   func startPlaying() async {
-    model.send(.start(feedURL))
+    model.send(.open(.feed(feedURL)))
     calls.completeFeed(songs)
     await drainMainQueue()
     model.send(.playbackStarted(playID: model.state.playID, duration: 35))

@@ -10,7 +10,6 @@ struct IdentifyReducerTests {
   /// Playing the first song, `i` pressed.
   static func listeningState(level: Double = 0, seconds: Double = 0) -> PlayerState {
     var state = Fixture.loaded(at: 0, playID: 1, position: 42)
-    state.feedURL = Fixture.feedURL
     state.identify = .listening(level: level, seconds: seconds)
     return state
   }
@@ -18,7 +17,6 @@ struct IdentifyReducerTests {
   @Test("i starts listening for up to 10 s among the feed's songs")
   func startListening() {
     var state = Fixture.loaded(at: 0, playID: 1, position: 42)
-    state.feedURL = Fixture.feedURL
     state.message = .init(.error, "Could not save the like: disk full")
     var store = ReducerTestStore(state)
     store.send(
@@ -42,7 +40,8 @@ struct IdentifyReducerTests {
 
   @Test("i with no songs yet says there is nothing to compare with")
   func noSongs() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loading })
+    var store = ReducerTestStore(
+      Fixture.state { $0.opening = PageSource(kind: .feed(Fixture.feedURL), phase: .loading) })
     store.send(.identify, effects: []) {
       $0.message = .init(.error, "No songs to compare with yet")
     }

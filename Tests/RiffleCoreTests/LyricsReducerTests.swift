@@ -84,7 +84,7 @@ struct LyricsReducerTests {
     }
     // The first song's answer, late, is ignored.
     store.send(.lyricsLoaded(songID: Fixture.first.id, plain))
-    store.send(.lyricsFailed(songID: Fixture.first.id, "No connection", retry: true))
+    store.send(.lyricsFailed(songID: Fixture.first.id, Failure("No connection", isTransient: true)))
     store.send(
       .previous, effects: [.play(Fixture.first, playID: 3), .loadLyrics(Fixture.first)]
     ) {
@@ -134,7 +134,8 @@ struct LyricsReducerTests {
 
   @Test("Without a song, y shows the overlay but asks for nothing")
   func noSong() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loading })
+    var store = ReducerTestStore(
+      Fixture.state { $0.opening = PageSource(kind: .feed(Fixture.feedURL), phase: .loading) })
     store.send(.toggleLyrics) { $0.overlay = .lyrics }
   }
 
@@ -178,33 +179,33 @@ struct LyricsRetryReducerTests {
     var store = ReducerTestStore(Self.loading())
     let id = Fixture.first.id
     store.send(
-      .lyricsFailed(songID: id, "No connection to lrclib.net", retry: true),
-      effects: [.scheduleLyricsRetry(after: 1, songID: id, attempt: 1)]
+      .lyricsFailed(songID: id, Failure("No connection to lrclib.net", isTransient: true)),
+      effects: [.after(1, .retryDue(.lyrics(songID: id), attempt: 1))]
     ) {
       $0.lyrics?.attempts = 1
       $0.lyrics?.phase = .failed("No connection to lrclib.net: retrying in 1 s")
     }
-    store.send(.retryLyrics(songID: id, attempt: 1), effects: [.loadLyrics(Fixture.first)]) {
+    store.send(.retryDue(.lyrics(songID: id), attempt: 1), effects: [.loadLyrics(Fixture.first)]) {
       $0.lyrics?.phase = .loading
     }
     store.send(
-      .lyricsFailed(songID: id, "No connection to lrclib.net", retry: true),
-      effects: [.scheduleLyricsRetry(after: 2, songID: id, attempt: 2)]
+      .lyricsFailed(songID: id, Failure("No connection to lrclib.net", isTransient: true)),
+      effects: [.after(2, .retryDue(.lyrics(songID: id), attempt: 2))]
     ) {
       $0.lyrics?.attempts = 2
       $0.lyrics?.phase = .failed("No connection to lrclib.net: retrying in 2 s")
     }
-    store.send(.retryLyrics(songID: id, attempt: 2), effects: [.loadLyrics(Fixture.first)]) {
+    store.send(.retryDue(.lyrics(songID: id), attempt: 2), effects: [.loadLyrics(Fixture.first)]) {
       $0.lyrics?.phase = .loading
     }
     store.send(
-      .lyricsFailed(songID: id, "No connection to lrclib.net", retry: true),
-      effects: [.scheduleLyricsRetry(after: 4, songID: id, attempt: 3)]
+      .lyricsFailed(songID: id, Failure("No connection to lrclib.net", isTransient: true)),
+      effects: [.after(4, .retryDue(.lyrics(songID: id), attempt: 3))]
     ) {
       $0.lyrics?.attempts = 3
       $0.lyrics?.phase = .failed("No connection to lrclib.net: retrying in 4 s")
     }
-    store.send(.retryLyrics(songID: id, attempt: 3), effects: [.loadLyrics(Fixture.first)]) {
+    store.send(.retryDue(.lyrics(songID: id), attempt: 3), effects: [.loadLyrics(Fixture.first)]) {
       $0.lyrics?.phase = .loading
     }
     store.send(.lyricsLoaded(songID: id, synced)) {
@@ -217,16 +218,17 @@ struct LyricsRetryReducerTests {
     let id = Fixture.first.id
     var capped = ReducerTestStore(Self.loading(attempts: 9))
     capped.send(
-      .lyricsFailed(songID: id, "Server error 503 from lrclib.net", retry: true),
-      effects: [.scheduleLyricsRetry(after: 30, songID: id, attempt: 10)]
+      .lyricsFailed(songID: id, Failure("Server error 503 from lrclib.net", isTransient: true)),
+      effects: [.after(30, .retryDue(.lyrics(songID: id), attempt: 10))]
     ) {
       $0.lyrics?.attempts = 10
       $0.lyrics?.phase = .failed("Server error 503 from lrclib.net: retrying in 30 s")
     }
     var asked = ReducerTestStore(Self.loading())
     asked.send(
-      .lyricsFailed(songID: id, "Too many requests (429)", retry: true, retryAfter: 7),
-      effects: [.scheduleLyricsRetry(after: 7, songID: id, attempt: 1)]
+      .lyricsFailed(
+        songID: id, Failure("Too many requests (429)", isTransient: true, retryAfter: 7)),
+      effects: [.after(7, .retryDue(.lyrics(songID: id), attempt: 1))]
     ) {
       $0.lyrics?.attempts = 1
       $0.lyrics?.phase = .failed("Too many requests (429): retrying in 7 s")
@@ -237,7 +239,8 @@ struct LyricsRetryReducerTests {
   func permanentFailure() {
     var store = ReducerTestStore(Self.loading())
     store.send(
-      .lyricsFailed(songID: Fixture.first.id, "The lyrics server's answer is not valid JSON")
+      .lyricsFailed(
+        songID: Fixture.first.id, Failure("The lyrics server's answer is not valid JSON"))
     ) {
       $0.lyrics?.phase = .failed("The lyrics server's answer is not valid JSON")
     }
@@ -247,7 +250,8 @@ struct LyricsRetryReducerTests {
   func failureWhileHidden() {
     var store = ReducerTestStore(Self.loading())
     store.send(.toggleLyrics) { $0.overlay = nil }
-    store.send(.lyricsFailed(songID: Fixture.first.id, "No connection", retry: true)) {
+    store.send(.lyricsFailed(songID: Fixture.first.id, Failure("No connection", isTransient: true)))
+    {
       $0.lyrics?.phase = .failed("No connection")
     }
     store.send(.toggleLyrics, effects: [.loadLyrics(Fixture.first)]) {
@@ -264,16 +268,16 @@ struct LyricsRetryReducerTests {
         $0.overlay = .lyrics
         $0.lyrics = Panel(songID: id, phase: .failed("x"), attempts: 2)
       })
-    store.send(.retryLyrics(songID: id, attempt: 1))
-    store.send(.retryLyrics(songID: Fixture.second.id, attempt: 2))
+    store.send(.retryDue(.lyrics(songID: id), attempt: 1))
+    store.send(.retryDue(.lyrics(songID: Fixture.second.id), attempt: 2))
     store.send(.retry, effects: [.loadLyrics(Fixture.first)]) {
       $0.lyrics?.phase = .loading
     }
     // Loading now, not failed: the scheduled retry has nothing to do.
-    store.send(.retryLyrics(songID: id, attempt: 2))
+    store.send(.retryDue(.lyrics(songID: id), attempt: 2))
     store.send(.toggleLyrics) { $0.overlay = nil }
-    store.send(.lyricsFailed(songID: id, "gone")) { $0.lyrics?.phase = .failed("gone") }
-    store.send(.retryLyrics(songID: id, attempt: 2))
+    store.send(.lyricsFailed(songID: id, Failure("gone"))) { $0.lyrics?.phase = .failed("gone") }
+    store.send(.retryDue(.lyrics(songID: id), attempt: 2))
   }
 
   @Test("r retries failed lyrics at once, keeping the count so older retries stay stale")
@@ -287,7 +291,7 @@ struct LyricsRetryReducerTests {
     store.send(.retry, effects: [.loadLyrics(Fixture.first)]) {
       $0.lyrics?.phase = .loading
     }
-    store.send(.retryLyrics(songID: id, attempt: 2))
+    store.send(.retryDue(.lyrics(songID: id), attempt: 2))
   }
 
   @Test("r with the song and its lyrics both failed asks for both")
@@ -353,17 +357,5 @@ extension PlayerState {
     var copy = self
     change(&copy)
     return copy
-  }
-}
-
-extension Fixture {
-  /// `loaded(...)`, then changed.
-  fileprivate static func loaded(
-    at index: Int = 0, playback: PlayerState.Playback = .playing, position: Double = 0,
-    _ change: (inout PlayerState) -> Void
-  ) -> PlayerState {
-    var state = loaded(at: index, playback: playback, position: position)
-    change(&state)
-    return state
   }
 }

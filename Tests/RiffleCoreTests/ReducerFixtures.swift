@@ -40,7 +40,7 @@ enum Fixture {
     position: Double = 0
   ) -> PlayerState {
     state {
-      $0.feed = .loaded
+      $0.source = PageSource(kind: .feed(feedURL))
       $0.songs = songs
       $0.index = index
       $0.playID = playID
@@ -48,5 +48,17 @@ enum Fixture {
       $0.position = position
       $0.duration = songs[index].duration
     }
+  }
+}
+
+extension Fixture {
+  /// `loaded(...)`, then changed.
+  static func loaded(
+    at index: Int = 0, playback: PlayerState.Playback = .playing, position: Double = 0,
+    _ change: (inout PlayerState) -> Void
+  ) -> PlayerState {
+    var state = loaded(at: index, playback: playback, position: position)
+    change(&state)
+    return state
   }
 }

@@ -21,7 +21,10 @@ struct ReducerTestStoreTests {
   func namesNestedField() {
     var store = ReducerTestStore(Fixture.loaded(at: 0))
     withKnownIssue {
-      store.send(.toggleLike, effects: [.persistLike(songID: Fixture.first.id, liked: true)]) {
+      store.send(
+        .toggleLike,
+        effects: [.persistLike(songID: Fixture.first.id, liked: true, sync: .likesEndpoint)]
+      ) {
         $0.songs[0].isLiked = true
         $0.likePulse = 6
         // likeCount deliberately not asserted
@@ -47,9 +50,8 @@ struct ReducerTestStoreTests {
   func failsOnMissingEffect() {
     var store = ReducerTestStore(PlayerState())
     withKnownIssue {
-      store.send(.start(Fixture.feedURL)) {
-        $0.feedURL = Fixture.feedURL
-        $0.feed = .loading
+      store.send(.open(.feed(Fixture.feedURL))) {
+        $0.opening = PageSource(kind: .feed(Fixture.feedURL), phase: .loading)
       }
     } matching: { issue in
       issue.comments.contains { $0.rawValue.contains("Effects of") }
@@ -69,11 +71,12 @@ struct ReducerTestStoreTests {
   @Test("The store returns the effects the reducer produced")
   func returnsEffects() {
     var store = ReducerTestStore(PlayerState())
-    let effects = store.send(.start(Fixture.feedURL), effects: [.loadFeed(Fixture.feedURL)]) {
-      $0.feedURL = Fixture.feedURL
-      $0.feed = .loading
+    let effects = store.send(
+      .open(.feed(Fixture.feedURL)), effects: [.loadPage(.feed(Fixture.feedURL), cursor: nil)]
+    ) {
+      $0.opening = PageSource(kind: .feed(Fixture.feedURL), phase: .loading)
     }
-    #expect(effects == [.loadFeed(Fixture.feedURL)])
+    #expect(effects == [.loadPage(.feed(Fixture.feedURL), cursor: nil)])
   }
 
   @Test("The diff lists nothing for equal values and one line per differing field")

@@ -6,132 +6,6 @@ import Testing
 // Exhaustive tests of `reduce(_:_:)`: every changed field and every effect is asserted through
 // `ReducerTestStore`; a `send` without an update closure asserts that nothing changed.
 
-@Suite("Starting and loading the feed")
-struct FeedReducerTests {
-  @Test("Start asks for the feed and marks it loading")
-  func startLoadsTheFeed() {
-    var store = ReducerTestStore(PlayerState())
-    store.send(.start(Fixture.feedURL), effects: [.loadFeed(Fixture.feedURL)]) {
-      $0.feedURL = Fixture.feedURL
-      $0.feed = .loading
-    }
-    #expect(store.state.needsTimer)
-  }
-
-  @Test("Start clears a message left from before")
-  func startClearsMessage() {
-    var store = ReducerTestStore(Fixture.state { $0.message = .init(.error, "Network is down") })
-    store.send(.start(Fixture.feedURL), effects: [.loadFeed(Fixture.feedURL)]) {
-      $0.feedURL = Fixture.feedURL
-      $0.feed = .loading
-      $0.message = nil
-    }
-  }
-
-  @Test("A loaded feed plays its first song under play request 1")
-  func feedLoadedPlaysFirstSong() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loading })
-    store.send(
-      .feedLoaded(Fixture.songs, skipped: 0), effects: [.play(Fixture.first, playID: 1)]
-    ) {
-      $0.feed = .loaded
-      $0.songs = Fixture.songs
-      $0.index = 0
-      $0.playID = 1
-      $0.playback = .loading
-      $0.position = 0
-      $0.duration = 187.52
-    }
-  }
-
-  @Test("A loaded feed that skipped one entry says so in an info message and still plays")
-  func feedLoadedWithOneSkipped() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loading })
-    store.send(
-      .feedLoaded(Fixture.songs, skipped: 1), effects: [.play(Fixture.first, playID: 1)]
-    ) {
-      $0.feed = .loaded
-      $0.songs = Fixture.songs
-      $0.playID = 1
-      $0.playback = .loading
-      $0.duration = 187.52
-      $0.message = .init(.info, "skipped 1 song without an id or audio URL")
-    }
-  }
-
-  @Test("A loaded feed that skipped several entries counts them in the plural")
-  func feedLoadedWithSeveralSkipped() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loading })
-    store.send(
-      .feedLoaded([Fixture.second], skipped: 4), effects: [.play(Fixture.second, playID: 1)]
-    ) {
-      $0.feed = .loaded
-      $0.songs = [Fixture.second]
-      $0.playID = 1
-      $0.playback = .loading
-      $0.duration = nil
-      $0.message = .init(.info, "skipped 4 songs without an id or audio URL")
-    }
-  }
-
-  @Test("An empty feed stays idle and says the feed has no songs")
-  func feedLoadedEmpty() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loading })
-    store.send(.feedLoaded([], skipped: 0)) {
-      $0.feed = .loaded
-      $0.playback = .idle
-      $0.message = .init(.info, "The feed has no songs")
-    }
-    #expect(store.state.currentSong == nil)
-    #expect(!store.state.needsTimer)
-  }
-
-  @Test("A feed whose entries were all skipped says none is playable")
-  func feedLoadedOnlySkipped() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loading })
-    store.send(.feedLoaded([], skipped: 3)) {
-      $0.feed = .loaded
-      $0.playback = .idle
-      $0.message = .init(.info, "No playable songs: skipped 3 songs without an id or audio URL")
-    }
-  }
-
-  @Test("A feed with a single skipped entry and nothing else uses the singular")
-  func feedLoadedOnlyOneSkipped() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loading })
-    store.send(.feedLoaded([], skipped: 1)) {
-      $0.feed = .loaded
-      $0.playback = .idle
-      $0.message = .init(.info, "No playable songs: skipped 1 song without an id or audio URL")
-    }
-  }
-
-  @Test("A feed loaded again goes back to the first page under a new play request")
-  func feedReloadedResetsIndex() {
-    var store = ReducerTestStore(Fixture.loaded(at: 2, playID: 7, position: 80))
-    let fresh = [Fixture.third, Fixture.first]
-    store.send(.feedLoaded(fresh, skipped: 0), effects: [.play(Fixture.third, playID: 8)]) {
-      $0.songs = fresh
-      $0.index = 0
-      $0.playID = 8
-      $0.playback = .loading
-      $0.position = 0
-      $0.duration = 242
-    }
-  }
-
-  @Test("A failed feed keeps the reason in its phase and shows it as an error")
-  func feedFailed() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loading })
-    let reason = "Could not reach studio-api.example.com (timed out)"
-    store.send(.feedFailed(reason)) {
-      $0.feed = .failed(reason)
-      $0.message = .init(.error, reason)
-    }
-    #expect(!store.state.needsTimer)
-  }
-}
-
 @Suite("Turning pages")
 struct PagingReducerTests {
   @Test("Next on the first page plays the second song")
@@ -197,7 +71,8 @@ struct PagingReducerTests {
 
   @Test("Next and previous without songs change nothing")
   func pagingWithoutSongsIsIgnored() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loaded })
+    var store = ReducerTestStore(
+      Fixture.state { $0.source = PageSource(kind: .feed(Fixture.feedURL)) })
     store.send(.next)
     store.send(.previous)
     #expect(!store.state.canGoNext)
@@ -235,7 +110,10 @@ struct PagingReducerTests {
     var state = Fixture.loaded(at: 0, playID: 1)
     state.likePulse = 2
     var store = ReducerTestStore(state)
-    store.send(.toggleLike, effects: [.persistLike(songID: Fixture.first.id, liked: true)]) {
+    store.send(
+      .toggleLike,
+      effects: [.persistLike(songID: Fixture.first.id, liked: true, sync: .likesEndpoint)]
+    ) {
       $0.songs[0] = Fixture.first.togglingLike()
       $0.likePulse = PlayerState.likePulseFrames
     }
@@ -316,7 +194,8 @@ struct TogglePlayReducerTests {
 
   @Test("Toggling play with no songs changes nothing")
   func togglePlayWithoutSongs() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loaded })
+    var store = ReducerTestStore(
+      Fixture.state { $0.source = PageSource(kind: .feed(Fixture.feedURL)) })
     store.send(.togglePlay)
   }
 
@@ -324,7 +203,7 @@ struct TogglePlayReducerTests {
   func togglePlayAfterFailedFeed() {
     var store = ReducerTestStore(
       Fixture.state {
-        $0.feed = .failed("offline")
+        $0.opening = PageSource(kind: .feed(Fixture.feedURL), phase: .failed("offline"))
         $0.message = .init(.error, "offline")
       })
     store.send(.togglePlay)
@@ -344,7 +223,10 @@ struct LikeReducerTests {
   @Test("Liking a song adds one to its count, starts the pulse and asks to save")
   func likeAddsOne() {
     var store = ReducerTestStore(Fixture.loaded(at: 0))
-    store.send(.toggleLike, effects: [.persistLike(songID: Fixture.first.id, liked: true)]) {
+    store.send(
+      .toggleLike,
+      effects: [.persistLike(songID: Fixture.first.id, liked: true, sync: .likesEndpoint)]
+    ) {
       $0.songs[0].isLiked = true
       $0.songs[0].likeCount = 13
       $0.likePulse = PlayerState.likePulseFrames
@@ -355,7 +237,10 @@ struct LikeReducerTests {
   @Test("Unliking a song takes one from its count and asks to save")
   func unlikeTakesOne() {
     var store = ReducerTestStore(Fixture.loaded(at: 1))
-    store.send(.toggleLike, effects: [.persistLike(songID: Fixture.second.id, liked: false)]) {
+    store.send(
+      .toggleLike,
+      effects: [.persistLike(songID: Fixture.second.id, liked: false, sync: .likesEndpoint)]
+    ) {
       $0.songs[1].isLiked = false
       $0.songs[1].likeCount = 2
       $0.likePulse = 6
@@ -365,7 +250,10 @@ struct LikeReducerTests {
   @Test("Unliking a song whose count is already zero keeps it at zero")
   func unlikeNeverBelowZero() {
     var store = ReducerTestStore(Fixture.loaded(at: 2))
-    store.send(.toggleLike, effects: [.persistLike(songID: Fixture.third.id, liked: false)]) {
+    store.send(
+      .toggleLike,
+      effects: [.persistLike(songID: Fixture.third.id, liked: false, sync: .likesEndpoint)]
+    ) {
       $0.songs[2].isLiked = false
       $0.songs[2].likeCount = 0
       $0.likePulse = 6
@@ -375,7 +263,10 @@ struct LikeReducerTests {
   @Test("Liking twice returns to the original count and saves both changes")
   func likeTwice() {
     var store = ReducerTestStore(Fixture.loaded(at: 0))
-    store.send(.toggleLike, effects: [.persistLike(songID: Fixture.first.id, liked: true)]) {
+    store.send(
+      .toggleLike,
+      effects: [.persistLike(songID: Fixture.first.id, liked: true, sync: .likesEndpoint)]
+    ) {
       $0.songs[0].isLiked = true
       $0.songs[0].likeCount = 13
       $0.likePulse = 6
@@ -384,7 +275,10 @@ struct LikeReducerTests {
       $0.frame = 1
       $0.likePulse = 5
     }
-    store.send(.toggleLike, effects: [.persistLike(songID: Fixture.first.id, liked: false)]) {
+    store.send(
+      .toggleLike,
+      effects: [.persistLike(songID: Fixture.first.id, liked: false, sync: .likesEndpoint)]
+    ) {
       $0.songs[0].isLiked = false
       $0.songs[0].likeCount = 12
       $0.likePulse = 6
@@ -393,14 +287,18 @@ struct LikeReducerTests {
 
   @Test("Liking with no songs changes nothing")
   func likeWithoutSongs() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loaded })
+    var store = ReducerTestStore(
+      Fixture.state { $0.source = PageSource(kind: .feed(Fixture.feedURL)) })
     store.send(.toggleLike)
   }
 
   @Test("Liking does not touch playback, even while paused")
   func likeWhilePaused() {
     var store = ReducerTestStore(Fixture.loaded(at: 0, playback: .paused, position: 61))
-    store.send(.toggleLike, effects: [.persistLike(songID: Fixture.first.id, liked: true)]) {
+    store.send(
+      .toggleLike,
+      effects: [.persistLike(songID: Fixture.first.id, liked: true, sync: .likesEndpoint)]
+    ) {
       $0.songs[0].isLiked = true
       $0.songs[0].likeCount = 13
       $0.likePulse = 6
@@ -411,7 +309,10 @@ struct LikeReducerTests {
   @Test("A failed save rolls the like back when the song still shows it")
   func likeSaveFailedRollsBack() {
     var store = ReducerTestStore(Fixture.loaded(at: 0))
-    store.send(.toggleLike, effects: [.persistLike(songID: Fixture.first.id, liked: true)]) {
+    store.send(
+      .toggleLike,
+      effects: [.persistLike(songID: Fixture.first.id, liked: true, sync: .likesEndpoint)]
+    ) {
       $0.songs[0].isLiked = true
       $0.songs[0].likeCount = 13
       $0.likePulse = 6
@@ -490,7 +391,8 @@ struct OverlayAndQuitReducerTests {
 
   @Test("Quit before anything loaded still asks to quit")
   func quitEarly() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loading })
+    var store = ReducerTestStore(
+      Fixture.state { $0.opening = PageSource(kind: .feed(Fixture.feedURL), phase: .loading) })
     store.send(.quit, effects: [.quit]) { $0.isQuitting = true }
   }
 }
@@ -641,11 +543,14 @@ struct PlaybackReportReducerTests {
 
   @Test("A whole feed plays through to the end by itself")
   func feedPlaysThrough() {
-    var store = ReducerTestStore(Fixture.state { $0.feed = .loading })
+    var store = ReducerTestStore(
+      Fixture.state { $0.opening = PageSource(kind: .feed(Fixture.feedURL), phase: .loading) })
     store.send(
-      .feedLoaded(Fixture.songs, skipped: 0), effects: [.play(Fixture.first, playID: 1)]
+      .pageLoaded(.feed(Fixture.feedURL), cursor: nil, SourcePage(songs: Fixture.songs)),
+      effects: [.play(Fixture.first, playID: 1)]
     ) {
-      $0.feed = .loaded
+      $0.opening = nil
+      $0.source = PageSource(kind: .feed(Fixture.feedURL))
       $0.songs = Fixture.songs
       $0.playID = 1
       $0.playback = .loading
@@ -699,7 +604,7 @@ struct PlaybackReportReducerTests {
   func playbackFailedWithoutSong() {
     var store = ReducerTestStore(
       Fixture.state {
-        $0.feed = .loaded
+        $0.source = PageSource(kind: .feed(Fixture.feedURL))
         $0.playID = 1
         $0.playback = .loading
       })
@@ -822,15 +727,17 @@ struct TimerReducerTests {
   }
 
   @Test(
-    "The feed phase alone runs the timer only while loading",
+    "A source being opened alone runs the timer only while its first page loads",
     arguments: [
-      (PlayerState.FeedPhase.idle, false),
+      (PageSource.Phase.idle, false),
       (.loading, true),
-      (.loaded, false),
+      (.waiting("offline"), false),
       (.failed("offline"), false),
     ])
-  func needsTimerPerFeedPhase(feed: PlayerState.FeedPhase, expected: Bool) {
-    let state = Fixture.state { $0.feed = feed }
+  func needsTimerPerOpeningPhase(phase: PageSource.Phase, expected: Bool) {
+    let state = Fixture.state {
+      $0.opening = PageSource(kind: .feed(Fixture.feedURL), phase: phase)
+    }
     #expect(state.needsTimer == expected)
   }
 }

@@ -32,27 +32,31 @@ struct CoreRegressions3 {
       while !actions.isEmpty {
         for effect in reduce(&state, actions.removeFirst()) {
           switch effect {
-          case .loadFeed:
+          case .loadPage(let kind, let cursor):
             loads.append(now)
-            actions.append(.feedFailed("No connection to studio-api.example.com", retry: true))
-          case .scheduleFeedRetry(let after, let attempt):
+            actions.append(
+              .pageFailed(
+                kind, cursor: cursor,
+                Failure("No connection to studio-api.example.com", isTransient: true)))
+          case .after(let after, .retryDue(_, let attempt)):
             timers.append((now + after, attempt))
           default:
             break
           }
         }
         // Timers whose attempt is no longer the latest are stale: they cannot load anything.
-        mostPending = max(mostPending, timers.filter { $0.attempt == state.feedAttempts }.count)
+        let attempts = state.opening?.retry.attempts
+        mostPending = max(mostPending, timers.filter { $0.attempt == attempts }.count)
       }
     }
 
-    run(.start(url))
+    run(.open(.feed(url)))
     now = 0.5
     run(.retry)
     while let next = timers.min(by: { $0.due < $1.due }), next.due <= 120 {
       timers.removeAll { $0.due == next.due && $0.attempt == next.attempt }
       now = next.due
-      run(.retryFeed(attempt: next.attempt))
+      run(.retryDue(.page(.feed(url)), attempt: next.attempt))
     }
     #expect(mostPending <= 1, "\(mostPending) feed retries were pending at once")
     // One chain: the start, the press, then a retry after 2, 4, 8, 16, 30, 30, 30 s.

@@ -20,7 +20,7 @@ func mprisState(
   state.playback = playback
   state.position = position
   state.duration = duration
-  state.feed = .loaded
+  state.source = PageSource(kind: .feed(URL(string: "https://example.com/feed")!))
   return state
 }
 

@@ -56,7 +56,7 @@ enum PageFixture {
     at index: Int = 1, playback: PlayerState.Playback = .playing, position: Double = 12
   ) -> PlayerState {
     var state = PlayerState()
-    state.feed = .loaded
+    state.source = PageSource(kind: .feed(URL(string: "https://studio-api.example.com/feed")!))
     state.songs = songs
     state.index = index
     state.playID = index + 1
@@ -85,7 +85,8 @@ enum Scene: String, CaseIterable, Sendable, CustomStringConvertible {
     switch self {
     case .loading:
       var state = PlayerState()
-      state.feed = .loading
+      state.opening = PageSource(
+        kind: .feed(URL(string: "https://studio-api.example.com/feed")!), phase: .loading)
       return state
     case .playing:
       return PageFixture.playing()
@@ -129,11 +130,11 @@ enum Scene: String, CaseIterable, Sendable, CustomStringConvertible {
       return state
     case .searching:
       var state = PageFixture.playing()
-      state.request = QueryRequest(query: .search("daft punk"))
+      state.opening = PageSource(kind: .search("daft punk"), phase: .loading)
       return state
     case .searchResult:
       var state = PageFixture.playing()
-      state.query = .search("daft punk")
+      state.source = PageSource(kind: .search("daft punk"))
       state.songs[1].handle = ""
       state.songs[1].album = "Discovery"
       state.message = .init(.info, "Results for “daft punk”")
@@ -146,7 +147,8 @@ enum Scene: String, CaseIterable, Sendable, CustomStringConvertible {
     case .feedFailed:
       var state = PlayerState()
       let reason = "No connection to studio-api.example.com"
-      state.feed = .failed(reason)
+      state.opening = PageSource(
+        kind: .feed(URL(string: "https://studio-api.example.com/feed")!), phase: .failed(reason))
       state.message = .init(.error, reason)
       return state
     }

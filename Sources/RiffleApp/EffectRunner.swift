@@ -1,0 +1,88 @@
+import Foundation
+import RiffleAPI
+import RiffleCore
+
+/// Runs the reducer's effects against the clients: a plain switch, no rules of its own. What
+/// comes back arrives as actions through `post` (from any thread) or `send` (on the main
+/// queue, for delayed actions).
+@MainActor
+final class EffectRunner {
+  private let clients: PlayerClients
+  private let scheduler: Scheduler
+  private let post: @Sendable (PlayerAction) -> Void
+  private let send: @MainActor (PlayerAction) -> Void
+
+  init(
+    clients: PlayerClients, scheduler: Scheduler, post: @escaping @Sendable (PlayerAction) -> Void,
+    send: @escaping @MainActor (PlayerAction) -> Void
+  ) {
+    self.clients = clients
+    self.scheduler = scheduler
+    self.post = post
+    self.send = send
+  }
+
+  /// Seconds heard of a play request, nil if it is not the current one (read by the ticker).
+  func position(of playID: Int) -> Double? {
+    clients.audio.position(playID)
+  }
+
+  func run(_ effect: PlayerEffect) {
+    let post = self.post
+    switch effect {
+    case .loadPage(let kind, let cursor):
+      let likes = clients.likes
+      clients.pages.load(kind, cursor) { result in
+        switch result {
+        case .success(var page):
+          page.songs = page.songs.applyingLocalLikes(likes.all())
+          post(.pageLoaded(kind, cursor: cursor, page))
+        case .failure(let failure):
+          post(.pageFailed(kind, cursor: cursor, failure))
+        }
+      }
+    case .after(let delay, let action):
+      let send = self.send
+      scheduler.after(delay) { send(action) }
+    case .saveSearchHistory(let terms):
+      clients.saveSearchHistory(terms)
+    case .loadLyrics(let song):
+      let id = song.id
+      clients.lyrics.load(song) { result in
+        switch result {
+        case .success(let lyrics): post(.lyricsLoaded(songID: id, lyrics))
+        case .failure(let error): post(.lyricsFailed(songID: id, error.failure))
+        }
+      }
+    case .play(let song, let playID):
+      clients.audio.play(song, playID)
+    case .pause:
+      clients.audio.pause()
+    case .resume:
+      clients.audio.resume()
+    case .seek(let position, let playID):
+      clients.audio.seek(position, playID)
+    case .persistLike(let id, let liked, let sync):
+      clients.likes.set(id, liked) { error in
+        if let error { post(.likeSaveFailed(songID: id, liked: liked, error)) }
+      }
+      if sync == .likesEndpoint {
+        clients.likes.sync(id, liked) { refused, reason in
+          post(.likeRejected(songID: id, liked: refused, reason))
+        }
+      }
+    case .storeLikeLocally(let id, let liked):
+      clients.likes.set(id, liked) { error in
+        if let error { FileHandle.standardError.write(Data("likes: \(error)\n".utf8)) }
+      }
+    case .listen(let seconds, let feedURL, let songs):
+      clients.identify.start(seconds, feedURL, songs) { event in post(event.action) }
+    case .stopListening:
+      clients.identify.stop()
+    case .quit:
+      clients.identify.stop()
+      clients.audio.shutdown()
+      clients.likes.flush()
+    }
+  }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// The one path every source of pages takes: open it and load its first page, load later pages
+/// near the end, fail, wait and try again. Part of `reduce`.
+func reducePages(_ state: inout PlayerState, _ action: PlayerAction) -> [PlayerEffect] {
+  switch action {
+  case .open(let kind):
+    if case .error = state.message?.kind { state.message = nil }
+    return loadFirstPage(&state, kind)
+
+  case .pageLoaded(let kind, nil, let page):
+    return firstPageLoaded(&state, kind, page)
+
+  case .pageLoaded(let kind, let cursor?, let page):
+    return laterPageLoaded(&state, kind, cursor, page)
+
+  case .pageFailed(let kind, let cursor, let failure):
+    if cursor == nil, state.opening?.kind == kind, state.opening?.phase == .loading {
+      return firstPageFailed(&state, failure)
+    }
+    guard let source = state.source, source.kind == kind, source.phase == .loading,
+      source.next == cursor
+    else { return [] }
+    return laterPageFailed(&state, failure)
+
+  case .retryDue(.page(let kind), let attempt):
+    // Only the latest scheduled retry counts: one from before a manual retry is stale.
+    if let opening = state.opening, opening.kind == kind, case .waiting = opening.phase,
+      opening.retry.attempts == attempt
+    {
+      return loadFirstPage(&state, kind)
+    }
+    guard let source = state.source, source.kind == kind, case .waiting = source.phase,
+      source.retry.attempts == attempt, let next = source.next
+    else { return [] }
+    state.source?.phase = .loading
+    return [.loadPage(kind, cursor: next)]
+
+  default:
+    return []
+  }
+}
+
+/// Asks (again) for the first page of a source; the pages stay as they are until it comes.
+/// Failed tries at the same source go on counting, so an older scheduled retry cannot match.
+func loadFirstPage(_ state: inout PlayerState, _ kind: SourceKind) -> [PlayerEffect] {
+  let retry = state.opening?.kind == kind ? state.opening?.retry ?? Retry() : Retry()
+  state.opening = PageSource(kind: kind, phase: .loading, retry: retry)
+  return [.loadPage(kind, cursor: nil)]
+}
+
+/// The first page of the source being opened: its songs become the pages and the first plays.
+private func firstPageLoaded(_ state: inout PlayerState, _ kind: SourceKind, _ page: SourcePage)
+  -> [PlayerEffect]
+{
+  guard let opening = state.opening, opening.kind == kind, opening.phase == .loading else {
+    return []
+  }
+  state.opening = nil
+  guard !page.songs.isEmpty else {
+    // Nothing to show: the pages stay as they are (or empty, saying why).
+    let skipped = page.skipped > 0 ? ": " + kind.skippedNote(page.skipped) : ""
+    state.message = .init(.info, kind.emptyNote + skipped)
+    if state.songs.isEmpty {
+      state.source = PageSource(kind: kind)
+      state.playback = .idle
+    }
+    return []
+  }
+  state.source = PageSource(kind: kind, next: page.next)
+  state.songs = page.songs
+  state.index = 0
+  var notes = [kind.title].compactMap { $0 }
+  if page.hidden > 0 {
+    notes.append(page.hidden == 1 ? "1 repeat hidden" : "\(page.hidden) repeats hidden")
+  }
+  if page.skipped > 0 { notes.append(kind.skippedNote(page.skipped)) }
+  state.message = notes.isEmpty ? nil : .init(.info, notes.joined(separator: " \u{00B7} "))
+  return playCurrent(&state) + loadMoreIfNear(&state)
+}
+
+/// A later page: its new songs go at the end, without moving the page shown.
+private func laterPageLoaded(
+  _ state: inout PlayerState, _ kind: SourceKind, _ cursor: PageCursor, _ page: SourcePage
+) -> [PlayerEffect] {
+  guard let source = state.source, source.kind == kind, source.phase == .loading,
+    source.next == cursor
+  else { return [] }
+  let known = Set(state.songs.map(\.id))
+  let fresh = page.songs.filter { !known.contains($0.id) }
+  state.songs += fresh
+  // An empty page is the end, whatever it says of more.
+  state.source = PageSource(kind: kind, next: page.songs.isEmpty ? nil : page.next)
+  if case .error = state.message?.kind { state.message = nil }
+  if state.playback == .finished && !fresh.isEmpty && state.canGoNext {
+    // The last song had ended waiting for more: go on with the new ones.
+    state.index += 1
+    return playCurrent(&state) + loadMoreIfNear(&state)
+  }
+  return loadMoreIfNear(&state)
+}
+
+/// The first page could not be had: try again after a wait when the cause may pass, else give
+/// up (kept, with its reason, while nothing else is on the pages, so `r` can ask again).
+private func firstPageFailed(_ state: inout PlayerState, _ failure: Failure) -> [PlayerEffect] {
+  guard var opening = state.opening else { return [] }
+  guard failure.isTransient else {
+    state.message = .init(
+      .error,
+      state.songs.isEmpty ? failure.reason : "\(failure.reason): \(opening.kind.label) failed")
+    opening.phase = .failed(failure.reason)
+    state.opening = state.songs.isEmpty ? opening : nil
+    return []
+  }
+  let delay = opening.retry.failed(failure)
+  opening.phase = .waiting(failure.reason)
+  state.opening = opening
+  state.message = .init(.error, "\(failure.reason): \(Retry.note(delay))")
+  return [.after(delay, .retryDue(.page(opening.kind), attempt: opening.retry.attempts))]
+}
+
+/// A later page could not be had: the songs loaded stay; wait and try again when the cause may
+/// pass (paging on meanwhile does not ask again), else ask again when the user pages on.
+private func laterPageFailed(_ state: inout PlayerState, _ failure: Failure) -> [PlayerEffect] {
+  guard var source = state.source else { return [] }
+  guard failure.isTransient else {
+    source.phase = .failed(failure.reason)
+    state.source = source
+    state.message = .init(.error, "\(failure.reason): more songs when you page again")
+    return []
+  }
+  let delay = source.retry.failed(failure)
+  source.phase = .waiting(failure.reason)
+  state.source = source
+  state.message = .init(.error, "\(failure.reason): more songs in \(Int(delay.rounded())) s")
+  return [.after(delay, .retryDue(.page(source.kind), attempt: source.retry.attempts))]
+}
+
+/// Asks for the source's next page when the user is within its lookahead of the end; with
+/// `retrying` (the user's `r`), a page waiting to be tried again is asked for now.
+func loadMoreIfNear(_ state: inout PlayerState, retrying: Bool = false) -> [PlayerEffect] {
+  guard let source = state.source, let next = source.next,
+    state.index + source.kind.lookahead >= state.songs.count - 1
+  else { return [] }
+  switch source.phase {
+  case .loading: return []
+  case .waiting: guard retrying else { return [] }
+  case .idle, .failed: break
+  }
+  state.source?.phase = .loading
+  return [.loadPage(source.kind, cursor: next)]
+}
