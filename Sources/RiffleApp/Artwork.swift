@@ -65,10 +65,21 @@ public final class Artwork {
       }
     } else if let url = song.imageURL, !fetching.contains(song.id) {
       fetching.insert(song.id)
-      load(url) { data in
-        let image = data.flatMap { try? ImageDecoder.decode($0) }
-        DispatchQueue.main.async {
-          MainActor.assumeIsolated { self.fetched(image, song: song, width: width, height: height) }
+      // Asked and decoded on the work queue: a cover already on disk answers at once, and its
+      // read and decode would otherwise run on the main queue, inside a page turn. An answer
+      // from a transfer is decoded there too, not on the transfer thread.
+      let load = self.load
+      let work = self.work
+      work.async {
+        load(url) { data in
+          work.async {
+            let image = data.flatMap { try? ImageDecoder.decode($0) }
+            DispatchQueue.main.async {
+              MainActor.assumeIsolated {
+                self.fetched(image, song: song, width: width, height: height)
+              }
+            }
+          }
         }
       }
     }

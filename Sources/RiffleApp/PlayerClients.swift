@@ -115,7 +115,7 @@ public struct AudioClient: Sendable {
   /// The playback engine, reporting its events through `send`.
   public static func live(
     cache: DiskCache?,
-    output: @escaping @Sendable () throws -> AudioOutput,
+    output: @escaping @Sendable () throws -> any AudioOutput,
     events: @escaping @Sendable (PlaybackEvent) -> Void
   ) -> AudioClient {
     let engine = PlaybackEngine(cache: cache, output: output, onEvent: events)

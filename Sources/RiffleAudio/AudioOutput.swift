@@ -42,75 +42,221 @@ public struct AudioOutputError: Error, CustomStringConvertible, Sendable {
   public var description: String
 }
 
-/// An open output taking PCM in `PCMFormat`: a libao device, for PulseAudio a libpulse stream
-/// of our own, and for null nothing at all.
+/// An open output taking PCM in `PCMFormat`: a PulseAudio stream of our own, a libao device
+/// (ALSA, or a WAV file), or nothing at all, paced in real time.
 ///
-/// Devices that are not sound cards (null, wav) take audio as fast as it comes, so they are
+/// Outputs that are not sound cards (null, wav) take audio as fast as it comes, so they are
 /// paced: `write` returns how long to wait before the next write keeps them at real time.
-///
-/// The null output is Riffle's own, not libao's null driver: opening any libao driver loads
-/// every plugin libao has (ALSA, PulseAudio, OSS, NAS, sndio, and X11 libraries with them), 40
-/// libraries and several MB for a device that discards what it gets.
-///
-/// PulseAudio is written to through libpulse-simple rather than libao's pulse driver: that
-/// driver asks the server for a 20 ms buffer (and its `buffer_time` option overflows above
-/// about 48 ms), so the server wakes every few milliseconds to refill it. Our stream asks for
-/// `pulseBufferMilliseconds`, and the audio the server still holds counts as queued.
-public final class AudioOutput: @unchecked Sendable {
-  public let driverName: String
-  /// A libao device (every driver but pulse).
-  private var device: OpaquePointer?
-  /// A libpulse-simple playback stream (the pulse driver).
-  private var stream: OpaquePointer?
-  /// Until `close`.
+public protocol AudioOutput: AnyObject, Sendable {
+  /// "pulse", "alsa", "wav" or "null".
+  var driverName: String { get }
+  /// True for outputs worth closing during a long pause (a sound server stream keeps a thread
+  /// waking); never for file drivers, whose file ends at close.
+  var closesWhenPaused: Bool { get }
+  /// Plays PCM; returns seconds to wait before writing more (0 for real devices).
+  @discardableResult func write(_ pcm: UnsafeRawBufferPointer) -> TimeInterval
+  /// Forgets what a paced output holds (after a seek the old audio is not to be counted).
+  func restartPacing()
+  /// Seconds written but not yet heard (a paced output's figure may be negative when starved).
+  func queuedSeconds(at now: Date) -> Double
+  /// Closes the output, after any write under way; a WAV file's header sizes are written only
+  /// here.
+  func close()
+}
+
+extension AudioOutput {
+  public var closesWhenPaused: Bool { false }
+  public func restartPacing() {}
+  public func queuedSeconds() -> Double { queuedSeconds(at: Date()) }
+}
+
+extension AudioDriverChoice {
+  /// Opens the output the user chose. `auto` never fails: it ends at the paced null output.
+  public func open() throws -> any AudioOutput {
+    switch self {
+    case .auto:
+      // A fixed order: the system default may name a driver that cannot open here, and some
+      // drivers (nas) take seconds to fail.
+      if let output = try? PulseOutput() { return output }
+      if let output = try? LibaoOutput(live: "alsa") { return output }
+      return NullOutput()
+    case .pulse: return try PulseOutput()
+    case .alsa: return try LibaoOutput(live: "alsa")
+    case .null: return NullOutput()
+    case .wav(let path): return try LibaoOutput(file: path)
+    }
+  }
+}
+
+/// Keeps a device that takes audio as fast as it comes at real time, with a lead like a sound
+/// card's buffer.
+public struct PacingClock: Sendable {
+  /// How far ahead of real time a paced output may run.
+  public static let lead = 0.2
+
+  private var start = Date()
+  private var frames = 0
+
+  /// Seconds written but not yet due at `now` (negative when starved).
+  func queued(at now: Date) -> Double {
+    Double(frames) / Double(PCMFormat.sampleRate) - now.timeIntervalSince(start)
+  }
+
+  /// After a pause or a stall the clock has run on: start counting again from here.
+  mutating func beforeWrite(at now: Date) {
+    if queued(at: now) < 0 { restart(at: now) }
+  }
+
+  /// Counts `bytes` written; returns how long to wait before the next write.
+  mutating func wrote(bytes: Int, at now: Date) -> TimeInterval {
+    frames += bytes / PCMFormat.bytesPerFrame
+    return max(0, queued(at: now) - Self.lead)
+  }
+
+  mutating func restart(at now: Date) {
+    start = now
+    frames = 0
+  }
+}
+
+/// Riffle's own null output: no sound, paced in real time. Not libao's null driver: opening any
+/// libao driver loads every plugin libao has (ALSA, PulseAudio, OSS, NAS, sndio, and X11
+/// libraries with them), 40 libraries and several MB for a device that discards what it gets.
+final class NullOutput: AudioOutput, @unchecked Sendable {
+  let driverName = "null"
+  private var clock = PacingClock()
   private var isOpen = true
-  private let paced: Bool
+  private let lock = NSLock()
+
+  func write(_ pcm: UnsafeRawBufferPointer) -> TimeInterval {
+    guard pcm.count > 0 else { return 0 }
+    return lock.withLock {
+      guard isOpen else { return 0 }
+      let now = Date()
+      clock.beforeWrite(at: now)
+      return clock.wrote(bytes: pcm.count, at: now)
+    }
+  }
+
+  func restartPacing() { lock.withLock { clock.restart(at: Date()) } }
+  func queuedSeconds(at now: Date) -> Double { lock.withLock { clock.queued(at: now) } }
+  func close() { lock.withLock { isOpen = false } }
+}
+
+/// A PulseAudio playback stream through libpulse-simple, not libao's pulse driver: that driver
+/// asks the server for a 20 ms buffer (and its `buffer_time` option overflows above about 48
+/// ms), so the server wakes every few milliseconds to refill it. Our stream asks for
+/// `bufferMilliseconds`, and the audio the server still holds counts as queued.
+final class PulseOutput: AudioOutput, @unchecked Sendable {
+  let driverName = "pulse"
+  var closesWhenPaused: Bool { true }
   /// How much audio the PulseAudio server is asked to hold: pausing lets at most this much
   /// play on. 250 ms is what a libpulse-simple stream that names no target (mpg123's) gets; at
   /// 200 ms the server's own CPU for our stream was 1.07 times mpg123's, at 250 ms 0.82 times
   /// (docs/performance.md).
-  public static let pulseBufferMilliseconds: UInt32 = 250
-  /// How far ahead of real time a paced device may run, like a sound card's buffer.
-  public static let pacedLead = 0.2
+  static let bufferMilliseconds: UInt32 = 250
 
-  private var pacingStart = Date()
-  private var framesSinceStart = 0
+  /// Nil once closed.
+  private var stream: OpaquePointer?
+  /// Guards `stream` for readers of the position.
+  private let stateLock = NSLock()
+  /// Serialises writes and close.
+  private let playLock = NSLock()
+
+  init() throws {
+    guard let pulse = riffle_pulse() else {
+      let reason = LazyLibrary.failure(riffle_pulse_error())
+      throw AudioOutputError(description: "cannot load PulseAudio's library (\(reason))")
+    }
+    var error: Int32 = 0
+    guard
+      let stream = riffle_pa_open_playback(
+        pulse, "Riffle", "Riffle playback", UInt32(PCMFormat.sampleRate),
+        Self.bufferMilliseconds, &error)
+    else {
+      throw AudioOutputError(
+        description: "cannot open pulse audio (\(PulseLibrary.describe(error)))")
+    }
+    self.stream = stream
+  }
+
+  func write(_ pcm: UnsafeRawBufferPointer) -> TimeInterval {
+    guard pcm.count > 0 else { return 0 }
+    playLock.lock()
+    defer { playLock.unlock() }
+    guard let stream = stateLock.withLock({ self.stream }) else { return 0 }
+    // Blocks until the server has room; large writes are cut up by libpulse.
+    _ = PulseLibrary.functions.pa_simple_write(stream, pcm.baseAddress, pcm.count, nil)
+    return 0
+  }
+
+  func queuedSeconds(at now: Date) -> Double {
+    guard let stream = stateLock.withLock({ self.stream }) else { return 0 }
+    // libpulse interpolates the server's timing: no round trip per call.
+    return Double(PulseLibrary.functions.pa_simple_get_latency(stream, nil)) / 1_000_000
+  }
+
+  func close() {
+    playLock.withLock {
+      let open = stateLock.withLock {
+        defer { stream = nil }
+        return stream
+      }
+      // What the server still holds plays out first (the engine closes a pulse output only
+      // when nothing is left to hear, or to quit).
+      if let open {
+        _ = PulseLibrary.functions.pa_simple_drain(open, nil)
+        PulseLibrary.functions.pa_simple_free(open)
+      }
+    }
+  }
+
+  deinit { close() }
+}
+
+/// A libao device: ALSA live, or a WAV file (paced in real time, since a file takes audio as
+/// fast as it comes).
+final class LibaoOutput: AudioOutput, @unchecked Sendable {
+  let driverName: String
+  /// Nil once closed.
+  private var device: OpaquePointer?
+  /// Set for file drivers.
+  private var clock: PacingClock?
   /// Guards `device` and the pacing clock.
   private let stateLock = NSLock()
-  /// Serialises writes and close on the device.
+  /// Serialises writes and close on the device: ao_play may block for as long as the sound
+  /// server takes the buffer, and readers of the position must never wait on it.
   private let playLock = NSLock()
 
   /// libao loads every driver plugin it has (ALSA's among them) when initialised, about 5 ms:
   /// done once, and only when one of its drivers is wanted (PulseAudio goes around it).
   private static let libraryReady: Void = { ao_initialize() }()
 
-  private init(
-    driverName: String, device: OpaquePointer?, stream: OpaquePointer? = nil, paced: Bool
-  ) {
-    self.driverName = driverName
+  /// A live device of the libao driver `name`.
+  init(live name: String) throws {
+    _ = Self.libraryReady
+    let id = ao_driver_id(name)
+    guard id >= 0 else { throw AudioOutputError(description: "no \(name) audio driver") }
+    var format = Self.format()
+    guard let device = ao_open_live(id, &format, nil) else {
+      throw AudioOutputError(description: "cannot open \(name) audio (\(Self.errnoText))")
+    }
+    self.driverName = name
     self.device = device
-    self.stream = stream
-    self.paced = paced
   }
 
-  /// True for outputs worth closing during a long pause (a sound server stream keeps a thread
-  /// waking); never for file drivers, whose file ends at close.
-  public var closesWhenPaused: Bool { driverName == "pulse" }
-
-  /// Opens the output the user chose. `auto` never fails: it ends at a paced null device.
-  public static func open(_ choice: AudioDriverChoice) throws -> AudioOutput {
-    switch choice {
-    case .auto:
-      // A fixed order: the system default may name a driver that cannot open here, and some
-      // drivers (nas) take seconds to fail.
-      if let output = try? openPulse() { return output }
-      if let output = try? openLive("alsa") { return output }
-      return openNull()
-    case .pulse: return try openPulse()
-    case .alsa: return try openLive("alsa")
-    case .null: return openNull()
-    case .wav(let path): return try openFile(path)
+  /// A WAV file at `path`, overwritten.
+  init(file path: String) throws {
+    _ = Self.libraryReady
+    let id = ao_driver_id("wav")
+    guard id >= 0 else { throw AudioOutputError(description: "no wav audio driver") }
+    var format = Self.format()
+    guard let device = ao_open_file(id, path, 1, &format, nil) else {
+      throw AudioOutputError(description: "cannot write \(path) (\(Self.errnoText))")
     }
+    self.driverName = "wav"
+    self.device = device
+    self.clock = PacingClock()
   }
 
   private static func format() -> ao_sample_format {
@@ -121,49 +267,6 @@ public final class AudioOutput: @unchecked Sendable {
     format.byte_format = AO_FMT_LITTLE
     format.matrix = nil
     return format
-  }
-
-  private static func openLive(_ name: String) throws -> AudioOutput {
-    _ = libraryReady
-    let id = ao_driver_id(name)
-    guard id >= 0 else { throw AudioOutputError(description: "no \(name) audio driver") }
-    var format = format()
-    guard let device = ao_open_live(id, &format, nil) else {
-      throw AudioOutputError(description: "cannot open \(name) audio (\(errnoText))")
-    }
-    return AudioOutput(driverName: name, device: device, paced: false)
-  }
-
-  private static func openNull() -> AudioOutput {
-    AudioOutput(driverName: "null", device: nil, paced: true)
-  }
-
-  private static func openPulse() throws -> AudioOutput {
-    guard let pulse = riffle_pulse() else {
-      let reason = LazyLibrary.failure(riffle_pulse_error())
-      throw AudioOutputError(description: "cannot load PulseAudio's library (\(reason))")
-    }
-    var error: Int32 = 0
-    guard
-      let stream = riffle_pa_open_playback(
-        pulse, "Riffle", "Riffle playback", UInt32(PCMFormat.sampleRate),
-        pulseBufferMilliseconds, &error)
-    else {
-      throw AudioOutputError(
-        description: "cannot open pulse audio (\(PulseLibrary.describe(error)))")
-    }
-    return AudioOutput(driverName: "pulse", device: nil, stream: stream, paced: false)
-  }
-
-  private static func openFile(_ path: String) throws -> AudioOutput {
-    _ = libraryReady
-    let id = ao_driver_id("wav")
-    guard id >= 0 else { throw AudioOutputError(description: "no wav audio driver") }
-    var format = format()
-    guard let device = ao_open_file(id, path, 1, &format, nil) else {
-      throw AudioOutputError(description: "cannot write \(path) (\(errnoText))")
-    }
-    return AudioOutput(driverName: "wav", device: device, paced: true)
   }
 
   private static var errnoText: String {
@@ -179,86 +282,35 @@ public final class AudioOutput: @unchecked Sendable {
     }
   }
 
-  /// Plays PCM; returns seconds to wait before writing more (0 for real devices).
-  @discardableResult
-  public func write(_ pcm: UnsafeRawBufferPointer) -> TimeInterval {
+  func write(_ pcm: UnsafeRawBufferPointer) -> TimeInterval {
     guard pcm.count > 0 else { return 0 }
-    // ao_play may block for as long as the sound server takes the buffer; only writes and
-    // close wait on `playLock`, so readers of the position never wait on the device.
     playLock.lock()
     defer { playLock.unlock() }
-    let (device, stream, isOpen) = stateLock.withLock { (self.device, self.stream, self.isOpen) }
-    guard isOpen else { return 0 }
-    if let stream {
-      // Blocks until the server has room; large writes are cut up by libpulse.
-      _ = PulseLibrary.functions.pa_simple_write(stream, pcm.baseAddress, pcm.count, nil)
-      return 0
-    }
-    if paced {
-      stateLock.withLock {
-        // After a pause or a stall the clock has run on: start counting again from here.
-        if queued(at: Date()) < 0 {
-          pacingStart = Date()
-          framesSinceStart = 0
-        }
-      }
-    }
-    if let device {
-      let bytes = UnsafeMutablePointer(
-        mutating: pcm.baseAddress!.assumingMemoryBound(to: CChar.self))
-      ao_play(device, bytes, UInt32(pcm.count))
-    }
-    guard paced else { return 0 }
-    return stateLock.withLock {
-      framesSinceStart += pcm.count / PCMFormat.bytesPerFrame
-      return max(0, queued(at: Date()) - AudioOutput.pacedLead)
-    }
+    guard
+      let device = stateLock.withLock({ () -> OpaquePointer? in
+        clock?.beforeWrite(at: Date())
+        return self.device
+      })
+    else { return 0 }
+    let bytes = UnsafeMutablePointer(
+      mutating: pcm.baseAddress!.assumingMemoryBound(to: CChar.self))
+    ao_play(device, bytes, UInt32(pcm.count))
+    return stateLock.withLock { clock?.wrote(bytes: pcm.count, at: Date()) ?? 0 }
   }
 
-  /// Forgets what a paced device holds (after a seek the old audio is not to be counted).
-  public func restartPacing() {
-    stateLock.withLock {
-      framesSinceStart = 0
-      pacingStart = Date()
-    }
+  func restartPacing() { stateLock.withLock { clock?.restart(at: Date()) } }
+
+  func queuedSeconds(at now: Date) -> Double {
+    stateLock.withLock { clock?.queued(at: now) ?? 0 }
   }
 
-  /// Seconds written but not yet heard (paced devices and PulseAudio; a paced device's figure
-  /// may be negative when starved).
-  public func queuedSeconds(at now: Date = Date()) -> Double {
-    let stream = stateLock.withLock { self.stream }
-    if let stream {
-      // libpulse interpolates the server's timing: no round trip per call.
-      return Double(PulseLibrary.functions.pa_simple_get_latency(stream, nil)) / 1_000_000
-    }
-    return stateLock.withLock { queued(at: now) }
-  }
-
-  private func queued(at now: Date) -> Double {
-    guard paced else { return 0 }
-    return Double(framesSinceStart) / Double(PCMFormat.sampleRate)
-      - now.timeIntervalSince(pacingStart)
-  }
-
-  /// Closes the device, after any write under way; file drivers write their header sizes
-  /// only here.
-  public func close() {
+  func close() {
     playLock.withLock {
-      let (open, openStream) = stateLock.withLock {
-        defer {
-          device = nil
-          stream = nil
-          isOpen = false
-        }
-        return (device, stream)
+      let open = stateLock.withLock {
+        defer { device = nil }
+        return device
       }
       if let open { ao_close(open) }
-      // What the server still holds plays out first (the engine closes a pulse output only
-      // when nothing is left to hear, or to quit).
-      if let openStream {
-        _ = PulseLibrary.functions.pa_simple_drain(openStream, nil)
-        PulseLibrary.functions.pa_simple_free(openStream)
-      }
     }
   }
 

@@ -6,7 +6,7 @@ import RiffleCore
 /// libavcodec and libswresample.
 ///
 /// FFmpeg pulls its input; the player pushes bytes as they download. The fed bytes are kept in a
-/// `FeedStore` that libavformat reads through a custom AVIOContext, and libavformat is only asked
+/// `DemuxerInput` that libavformat reads through a custom AVIOContext, and libavformat is only asked
 /// for a packet once that packet's bytes are here: for MP4 the sample table (the `moov` box) says
 /// where each packet lies; for the other containers a lookahead margin (or the end of the input)
 /// must be present. So a partial download means `.needMore`, never a false end. An MP4 whose
@@ -32,7 +32,7 @@ public final class FFmpegDecoder: AudioDecoder {
   static let playableSampleRates: ClosedRange<Int32> = 1_000...768_000
 
   private let kind: AudioKind
-  private let input = FeedStore()
+  private let input = DemuxerInput()
   private var phase = Phase.opening
   private var format: UnsafeMutablePointer<AVFormatContext>?
   private var io: UnsafeMutablePointer<AVIOContext>?
@@ -190,8 +190,8 @@ public final class FFmpegDecoder: AudioDecoder {
     guard let buffer = ff.av_malloc(FFmpegDecoder.ioBufferSize),
       let io = ff.avio_alloc_context(
         buffer.assumingMemoryBound(to: UInt8.self), Int32(FFmpegDecoder.ioBufferSize), 0,
-        Unmanaged.passUnretained(input).toOpaque(), FeedStore.readCallback, nil,
-        FeedStore.seekCallback)
+        Unmanaged.passUnretained(input).toOpaque(), DemuxerInput.readCallback, nil,
+        DemuxerInput.seekCallback)
     else { throw DecodeError.corrupt("cannot start FFmpeg: out of memory") }
     // MP4: seeks always reach the store, never read through the bytes between (which may be a
     // gap left by a seek beyond the download). Other containers are read whole before a seek.

@@ -31,11 +31,11 @@ public protocol AudioCache: Sendable {
 public final class PlaybackEngine: @unchecked Sendable {
   private let client: HTTPClient
   private let cache: AudioCache?
-  private let openOutput: @Sendable () throws -> AudioOutput
+  private let openOutput: @Sendable () throws -> any AudioOutput
   private let onEvent: @Sendable (PlaybackEvent) -> Void
 
   private let lock = NSCondition()
-  private var output: AudioOutput?
+  private var output: (any AudioOutput)?
   private var outputError: String?
   private var session: Session?
   private var paused = false
@@ -54,7 +54,7 @@ public final class PlaybackEngine: @unchecked Sendable {
   public init(
     client: HTTPClient = .shared,
     cache: AudioCache? = nil,
-    output: @escaping @Sendable () throws -> AudioOutput,
+    output: @escaping @Sendable () throws -> any AudioOutput,
     onEvent: @escaping @Sendable (PlaybackEvent) -> Void
   ) {
     self.client = client

@@ -136,7 +136,7 @@ struct DoctorCheck {
     withStandardErrorSilenced {
       for (name, choice) in [("pulse", AudioDriverChoice.pulse), ("alsa", .alsa)] {
         do {
-          try AudioOutput.open(choice).close()
+          try choice.open().close()
           opened.append(name)
         } catch {
           refused.append("\(name): \(error)")

@@ -288,7 +288,7 @@ private func startPlayer(
     pages: .live(feeds: FeedSource(), itunes: ITunesCatalog(base: services.itunes)),
     audio: .live(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
-      output: { try AudioOutput.open(driver) },
+      output: { try driver.open() },
       events: { event in box.model?.post(event.action) }),
     likes: .live(likeStore, remote: likeSync),
     saveSearchHistory: { terms in

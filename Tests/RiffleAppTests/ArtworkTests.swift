@@ -59,4 +59,21 @@ struct ArtworkTests {
     #expect(Array(loads.all.dropFirst(songs.count)) == songs.dropLast(kept).map { $0.imageURL! })
     for song in songs { #expect(artwork.cells(for: song, width: 24, height: 10) != nil) }
   }
+
+  @Test("A cover the loader has at once (on disk) is still read and decoded off the main queue")
+  func cachedCoverOffMain() async {
+    let onMain = Loads()
+    let artwork = Artwork(mode: .palette256) { url, done in
+      if Thread.isMainThread { onMain.record(url) }
+      // As the disk cache answers: at once, in the caller's context.
+      done(try? Data(contentsOf: url))
+    }
+    var ready: [String] = []
+    artwork.onReady = { ready.append($0) }
+    let song = Self.songs[0]
+    #expect(artwork.cells(for: song, width: 20, height: 8) == nil, "never ready within the call")
+    await waitUntil { ready == [song.id] }
+    #expect(onMain.all.isEmpty, "the loader ran on the main queue")
+    #expect(artwork.cells(for: song, width: 20, height: 8) != nil)
+  }
 }

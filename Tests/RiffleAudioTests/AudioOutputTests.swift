@@ -12,11 +12,11 @@ struct AudioOutputTests {
 
   @Test("The null output keeps real time: a second written is a second queued, less the lead")
   func nullPaces() throws {
-    let output = try AudioOutput.open(.null)
+    let output = try AudioDriverChoice.null.open()
     #expect(output.driverName == "null")
     let start = Date()
     let wait = silence(seconds: 1).withUnsafeBytes { output.write($0) }
-    #expect(abs(wait - (1 - AudioOutput.pacedLead)) < 0.1, "asked to wait \(wait) s")
+    #expect(abs(wait - (1 - PacingClock.lead)) < 0.1, "asked to wait \(wait) s")
     let queued = output.queuedSeconds(at: start.addingTimeInterval(0.5))
     #expect(abs(queued - 0.5) < 0.1, "\(queued) s queued half a second in")
     output.close()

@@ -23,7 +23,7 @@ struct FFmpegPlaybackTests {
     let wav = dir.file("out.wav")
     let log = EventLog()
     let engine = PlaybackEngine(
-      client: HTTPClient(), output: { try AudioOutput.open(.wav(wav.path)) },
+      client: HTTPClient(), output: { try AudioDriverChoice.wav(wav.path).open() },
       onEvent: { log.append($0) })
     engine.play(server.url(path), playID: 4)
     if let seconds = seekAfterStart {
@@ -68,7 +68,7 @@ struct FFmpegPlaybackTests {
     try bytes.prefix(bytes.count / 2).write(to: file)
     let log = EventLog()
     let engine = PlaybackEngine(
-      output: { try AudioOutput.open(.wav(dir.file("out.wav").path)) },
+      output: { try AudioDriverChoice.wav(dir.file("out.wav").path).open() },
       onEvent: { log.append($0) })
     engine.play(file, playID: 5)
     let failed = log.wait(timeout: 10) {

@@ -61,7 +61,7 @@ struct HostileHeaderTests {
     for _ in 0..<20_000 { bytes.append(contentsOf: [0, 0, 0, 8] + Array("free".utf8)) }
     bytes.append(
       contentsOf: [0, 0, 0, 16] + Array("moov".utf8) + [0, 0, 0, 8] + Array("mvhd".utf8))
-    let store = FeedStore()
+    let store = DemuxerInput()
     var found: [Int] = []
     var offset = 0
     while offset < bytes.count {
@@ -84,7 +84,7 @@ struct HostileHeaderTests {
     bytes.append(
       contentsOf: [0, 0, 0, 1] + Array("mdat".utf8) + [0x7F] + Array(repeating: 0xFF, count: 7))
     bytes.append(contentsOf: [0, 0, 0, 8] + Array("moov".utf8))
-    let store = FeedStore()
+    let store = DemuxerInput()
     store.append(bytes)
     #expect(!store.hasMP4SampleTable)
   }

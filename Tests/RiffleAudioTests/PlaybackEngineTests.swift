@@ -35,7 +35,7 @@ private func engineWritingWAV(in dir: TemporaryDirectory) -> (PlaybackEngine, Ev
   let wav = dir.file("out.wav")
   let log = EventLog()
   let engine = PlaybackEngine(
-    output: { try AudioOutput.open(.wav(wav.path)) }, onEvent: { log.append($0) })
+    output: { try AudioDriverChoice.wav(wav.path).open() }, onEvent: { log.append($0) })
   return (engine, log, wav)
 }
 
@@ -135,8 +135,8 @@ struct PlaybackEngineTests {
   func longPauseKeepsFileOutput() throws {
     let dir = try TemporaryDirectory()
     // Only a sound server's stream is closed during a long pause; a WAV file ends at close.
-    #expect(try !AudioOutput.open(.wav(dir.file("probe.wav").path)).closesWhenPaused)
-    #expect(try !AudioOutput.open(.null).closesWhenPaused)
+    #expect(try !AudioDriverChoice.wav(dir.file("probe.wav").path).open().closesWhenPaused)
+    #expect(try !AudioDriverChoice.null.open().closesWhenPaused)
     let (engine, log, wav) = engineWritingWAV(in: dir)
     engine.play(TestFiles.fixture("short-1.mp3"), playID: 3)
     // Pause once the device is open and has taken audio (it opens at the first write).
@@ -170,7 +170,7 @@ struct PlaybackEngineTests {
   func missingFile() throws {
     let log = EventLog()
     let engine = PlaybackEngine(
-      output: { try AudioOutput.open(.null) }, onEvent: { log.append($0) })
+      output: { try AudioDriverChoice.null.open() }, onEvent: { log.append($0) })
     engine.play(URL(fileURLWithPath: "/nonexistent/song.mp3"), playID: 3)
     #expect(log.wait(timeout: 5) { $0 == .failed(playID: 3, "Cannot read /nonexistent/song.mp3") })
     engine.shutdown()

@@ -331,6 +331,37 @@ struct InputEndToEndTests {
     #expect(try tmux.waitForExit() == 0)
   }
 
+  @Test("like and next rebound in config.toml: the hint line and the help show the bound keys")
+  func reboundKeysOnScreen() throws {
+    let harness = try PlayerHarness(
+      feed: PlayerHarness.longFeed, extraRoutes: PlayerHarness.longRoutes)
+    try harness.writeConfig(
+      """
+      [keys]
+      like = "f"
+      next = ["Right", "n"]
+      """)
+    let tmux = try harness.start(term: "tmux-256color", width: 100, height: 30)
+    let page = try tmux.waitForAll("First Light", "f like")
+    let hints = page.split(separator: "\n").first { $0.contains("? help") } ?? ""
+    #expect(hints.contains("f like") && !hints.contains("l like"), "hint line: \(hints)")
+    tmux.sendKeys("?")
+    let help = try tmux.waitFor("show / hide this help")
+    let rows = help.split(separator: "\n").map(String.init)
+    let likeRow = rows.first { $0.contains("like / unlike") } ?? ""
+    let nextRow = rows.first { $0.contains("next song") } ?? ""
+    #expect(likeRow.contains(" f "), "the help's like row: \(likeRow)")
+    #expect(!likeRow.contains(" l "), "l no longer likes: \(likeRow)")
+    #expect(nextRow.contains("→ n"), "both keys of next: \(nextRow)")
+    // And the keys do what the screen says.
+    tmux.sendKeys("?", "n")
+    try tmux.waitForAll("Second Wind", "2 / 3")
+    tmux.sendKeys("f")
+    try tmux.waitFor("liked")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
   @Test("A config with a TOML error names its line and the default keys work")
   func brokenConfig() throws {
     let harness = try PlayerHarness(

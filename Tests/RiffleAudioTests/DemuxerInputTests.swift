@@ -5,8 +5,8 @@ import Testing
 @testable import RiffleAudio
 
 @Suite("FFmpeg's input store")
-struct FeedStoreTests {
-  private func read(_ store: FeedStore, _ count: Int) -> (Int32, [UInt8]) {
+struct DemuxerInputTests {
+  private func read(_ store: DemuxerInput, _ count: Int) -> (Int32, [UInt8]) {
     var buffer = [UInt8](repeating: 0, count: count)
     let result = buffer.withUnsafeMutableBufferPointer {
       store.read(into: $0.baseAddress!, count: count)
@@ -16,7 +16,7 @@ struct FeedStoreTests {
 
   @Test("runs fed after a seek sit at their offsets, and a run that bridges a gap joins them")
   func segments() {
-    let store = FeedStore()
+    let store = DemuxerInput()
     store.append(Data([0, 1, 2, 3]))
     store.cursor = 10
     store.append(Data([10, 11]))
@@ -31,7 +31,7 @@ struct FeedStoreTests {
 
   @Test("a read where nothing has arrived is the end for now, and marks the store starved")
   func starvedRead() {
-    let store = FeedStore()
+    let store = DemuxerInput()
     store.append(Data([1, 2, 3]))
     #expect(read(store, 8).1 == [1, 2, 3])
     #expect(read(store, 8).0 < 0)
@@ -45,7 +45,7 @@ struct FeedStoreTests {
 
   @Test("seeks answer the size only once it is known")
   func seekAndSize() {
-    let store = FeedStore()
+    let store = DemuxerInput()
     #expect(store.seek(0, whence: 0x10000) == -1, "AVSEEK_SIZE unknown")
     store.append(Data(count: 100))
     store.finish()
@@ -58,14 +58,14 @@ struct FeedStoreTests {
   @Test("the MP4 sample table is found past the audio box without the audio's bytes")
   func sampleTable() throws {
     let bytes = try Data(contentsOf: TestFiles.fixture("moov-last.m4a"))
-    let store = FeedStore()
+    let store = DemuxerInput()
     store.append(bytes.prefix(40_000))
     #expect(!store.hasMP4SampleTable)
     // The box headers say where the table is: only its bytes are needed.
     store.cursor = Int64(bytes.count - 3_000)
     store.append(bytes.suffix(3_000))
     #expect(store.hasMP4SampleTable)
-    let fastStart = FeedStore()
+    let fastStart = DemuxerInput()
     fastStart.append(try Data(contentsOf: TestFiles.fixture("short.m4a")).prefix(2_000))
     #expect(fastStart.hasMP4SampleTable)
   }

@@ -7,7 +7,7 @@ import Foundation
 /// separate runs after a seek with a Range request. The store keeps each run as a segment and
 /// answers libavformat's reads from them; a read where no byte has arrived yet returns end of
 /// file and marks the store `starved`, so the decoder knows it is "not yet", not "never".
-final class FeedStore {
+final class DemuxerInput {
   private struct Segment {
     var start: Int64
     var bytes: Data
@@ -196,14 +196,14 @@ final class FeedStore {
     @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = {
       opaque, buffer, size in
       guard let opaque, let buffer, size > 0 else { return riffle_av_error_eof() }
-      return Unmanaged<FeedStore>.fromOpaque(opaque).takeUnretainedValue()
+      return Unmanaged<DemuxerInput>.fromOpaque(opaque).takeUnretainedValue()
         .read(into: buffer, count: Int(size))
     }
 
   static let seekCallback: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64 = {
     opaque, offset, whence in
     guard let opaque else { return -1 }
-    return Unmanaged<FeedStore>.fromOpaque(opaque).takeUnretainedValue()
+    return Unmanaged<DemuxerInput>.fromOpaque(opaque).takeUnretainedValue()
       .seek(offset, whence: whence)
   }
 }
