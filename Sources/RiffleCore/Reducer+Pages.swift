@@ -104,36 +104,46 @@ private func laterPageLoaded(
 /// up (kept, with its reason, while nothing else is on the pages, so `r` can ask again).
 private func firstPageFailed(_ state: inout PlayerState, _ failure: Failure) -> [PlayerEffect] {
   guard var opening = state.opening else { return [] }
-  guard failure.isTransient else {
-    state.message = .init(
-      .error,
-      state.songs.isEmpty ? failure.reason : "\(failure.reason): \(opening.kind.label) failed")
-    opening.phase = .failed(failure.reason)
-    state.opening = state.songs.isEmpty ? opening : nil
-    return []
+  let label = opening.kind.label
+  let shown = !state.songs.isEmpty
+  let effects = pageFailed(&opening, failure, &state.message) { wait in
+    guard let wait else { return shown ? "\(failure.reason): \(label) failed" : failure.reason }
+    return "\(failure.reason): \(Retry.note(wait))"
   }
-  let delay = opening.retry.failed(failure)
-  opening.phase = .waiting(failure.reason)
-  state.opening = opening
-  state.message = .init(.error, "\(failure.reason): \(Retry.note(delay))")
-  return [.after(delay, .retryDue(.page(opening.kind), attempt: opening.retry.attempts))]
+  // Given up over other pages: those stay, and the source is forgotten.
+  let givenUp = opening.phase == .failed(failure.reason)
+  state.opening = givenUp && shown ? nil : opening
+  return effects
 }
 
 /// A later page could not be had: the songs loaded stay; wait and try again when the cause may
 /// pass (paging on meanwhile does not ask again), else ask again when the user pages on.
 private func laterPageFailed(_ state: inout PlayerState, _ failure: Failure) -> [PlayerEffect] {
   guard var source = state.source else { return [] }
+  let effects = pageFailed(&source, failure, &state.message) { wait in
+    guard let wait else { return "\(failure.reason): more songs when you page again" }
+    return "\(failure.reason): more songs in \(Int(wait.rounded())) s"
+  }
+  state.source = source
+  return effects
+}
+
+/// The one rule for a failed page request of any source: a failure that may pass is counted
+/// and tried again after the wait `Retry` sets; any other ends the request as failed. The
+/// status line says what `message` makes of the wait (nil: no retry).
+private func pageFailed(
+  _ source: inout PageSource, _ failure: Failure, _ status: inout PlayerState.Message?,
+  message: (Double?) -> String
+) -> [PlayerEffect] {
   guard failure.isTransient else {
     source.phase = .failed(failure.reason)
-    state.source = source
-    state.message = .init(.error, "\(failure.reason): more songs when you page again")
+    status = .init(.error, message(nil))
     return []
   }
-  let delay = source.retry.failed(failure)
+  let wait = source.retry.failed(failure)
   source.phase = .waiting(failure.reason)
-  state.source = source
-  state.message = .init(.error, "\(failure.reason): more songs in \(Int(delay.rounded())) s")
-  return [.after(delay, .retryDue(.page(source.kind), attempt: source.retry.attempts))]
+  status = .init(.error, message(wait))
+  return [.after(wait, .retryDue(.page(source.kind), attempt: source.retry.attempts))]
 }
 
 /// Asks for the source's next page when the user is within its lookahead of the end; with
