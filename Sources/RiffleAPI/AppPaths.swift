@@ -34,4 +34,8 @@ public struct AppPaths: Sendable, Equatable {
 
   public var likesFile: URL { data.appendingPathComponent("likes.json") }
   public var logFile: URL { cache.appendingPathComponent("riffle.log") }
+  /// The session a start without arguments picks up.
+  public var sessionFile: URL { data.appendingPathComponent("session.json") }
+  /// Playlists saved with `w`.
+  public var playlists: URL { data.appendingPathComponent("playlists", isDirectory: true) }
 }

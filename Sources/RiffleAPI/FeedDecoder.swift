@@ -230,7 +230,8 @@ public enum FeedDecoder {
         likeCount: max(0, field("upvote_count")?.int ?? field("like_count")?.int ?? 0),
         isLiked: field("is_liked")?.bool ?? false,
         duration: duration,
-        album: field("album")?.nonEmptyText ?? field("album_name")?.nonEmptyText))
+        album: field("album")?.nonEmptyText ?? field("album_name")?.nonEmptyText,
+        likeDestination: .likesEndpoint))
   }
 
   /// Resolves a URL from a feed against the feed's own; only http(s) and file schemes pass.

@@ -281,10 +281,14 @@ public enum ITunesDecoder {
     let album =
       item["collectionName"]?.nonEmptyText ?? item["collectionCensoredName"]?.nonEmptyText
     let millis = item["trackTimeMillis"]?.double
-    return Song(
+    var song = Song(
       id: id, title: title, displayName: item["artistName"]?.nonEmptyText ?? "", handle: "",
       imageURL: artworkURL(item), audioURL: preview, likeCount: 0, isLiked: false,
       duration: nil, album: album, trackLength: millis.flatMap { $0 > 0 ? $0 / 1000 : nil })
+    song.webURL = item["trackViewUrl"]?.nonEmptyText.flatMap(URL.init(string:)).flatMap {
+      ["http", "https"].contains($0.scheme?.lowercased() ?? "") ? $0 : nil
+    }
+    return song
   }
 
   /// The cover at the size a page needs: `artworkUrl100` asked for at 600x600.

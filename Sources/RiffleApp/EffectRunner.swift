@@ -79,6 +79,19 @@ final class EffectRunner {
       clients.identify.start(seconds, feedURL, songs) { event in post(event.action) }
     case .stopListening:
       clients.identify.stop()
+    case .setGain(let gain):
+      clients.audio.setGain(gain)
+    case .copyToClipboard(let text):
+      clients.copyToClipboard(text)
+    case .savePlaylist(let title, let songs):
+      clients.savePlaylist(title, songs) { result in
+        switch result {
+        case .success(let name): post(.showFlash("Saved \u{201C}\(name)\u{201D}"))
+        case .failure(let failure): post(.notify("Could not save the playlist: \(failure.reason)"))
+        }
+      }
+    case .saveSession(let session):
+      clients.saveSession(session)
     case .quit:
       clients.identify.stop()
       clients.audio.shutdown()

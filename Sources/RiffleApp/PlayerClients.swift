@@ -13,11 +13,24 @@ public struct PlayerClients: Sendable {
   public var saveSearchHistory: @Sendable ([String]) -> Void
   public var lyrics: LyricsClient
   public var identify: IdentifyClient
+  /// Keeps the session for the next start without arguments.
+  public var saveSession: @Sendable (SavedSession) -> Void
+  /// Saves songs as a playlist named after the title; the completion gets the file's name, or
+  /// why it could not be saved.
+  public var savePlaylist:
+    @Sendable (String, [Song], @escaping @Sendable (Result<String, Failure>) -> Void) -> Void
+  /// Puts text on the clipboard.
+  public var copyToClipboard: @Sendable (String) -> Void
 
   public init(
     pages: PageClient, audio: AudioClient, likes: LikesClient,
     saveSearchHistory: @escaping @Sendable ([String]) -> Void = { _ in },
-    lyrics: LyricsClient = .unavailable, identify: IdentifyClient = .unavailable
+    lyrics: LyricsClient = .unavailable, identify: IdentifyClient = .unavailable,
+    saveSession: @escaping @Sendable (SavedSession) -> Void = { _ in },
+    savePlaylist:
+      @escaping @Sendable (String, [Song], @escaping @Sendable (Result<String, Failure>) -> Void)
+      -> Void = { _, _, done in done(.failure(Failure("Playlists are not kept here"))) },
+    copyToClipboard: @escaping @Sendable (String) -> Void = { _ in }
   ) {
     self.pages = pages
     self.audio = audio
@@ -25,6 +38,9 @@ public struct PlayerClients: Sendable {
     self.saveSearchHistory = saveSearchHistory
     self.lyrics = lyrics
     self.identify = identify
+    self.saveSession = saveSession
+    self.savePlaylist = savePlaylist
+    self.copyToClipboard = copyToClipboard
   }
 }
 
@@ -56,6 +72,11 @@ public struct PageClient: Sendable {
         itunes.searchPage(term: term, cursor: cursor) { done($0.mapError(\.failure)) }
       case .artist(let name):
         itunes.artistPage(name: name) { done($0.mapError(\.failure)) }
+      case .playlist(let url):
+        PlaylistFile.load(url) { done($0.mapError(\.failure)) }
+      case .queue:
+        // The reducer has up next itself; nothing to fetch.
+        done(.success(SourcePage(songs: [])))
       }
     }
   }
@@ -97,12 +118,15 @@ public struct AudioClient: Sendable {
   public var position: @Sendable (Int) -> Double?
   /// Stops and closes the output.
   public var shutdown: @Sendable () -> Void
+  /// The gain (0...1) applied to what plays from now on.
+  public var setGain: @Sendable (Double) -> Void
 
   public init(
     play: @escaping @Sendable (Song, Int) -> Void, pause: @escaping @Sendable () -> Void,
     resume: @escaping @Sendable () -> Void, seek: @escaping @Sendable (Double, Int) -> Void,
     position: @escaping @Sendable (Int) -> Double?,
-    shutdown: @escaping @Sendable () -> Void
+    shutdown: @escaping @Sendable () -> Void,
+    setGain: @escaping @Sendable (Double) -> Void = { _ in }
   ) {
     self.play = play
     self.pause = pause
@@ -110,6 +134,7 @@ public struct AudioClient: Sendable {
     self.seek = seek
     self.position = position
     self.shutdown = shutdown
+    self.setGain = setGain
   }
 
   /// The playback engine, reporting its events through `send`.
@@ -125,7 +150,8 @@ public struct AudioClient: Sendable {
       resume: { engine.resume() },
       seek: { seconds, id in engine.seek(to: seconds, playID: id) },
       position: { engine.position(playID: $0) },
-      shutdown: { engine.shutdown() })
+      shutdown: { engine.shutdown() },
+      setGain: { engine.setGain($0) })
   }
 }
 

@@ -39,6 +39,8 @@ public final class PlaybackEngine: @unchecked Sendable {
   private var outputError: String?
   private var session: Session?
   private var paused = false
+  /// See `setGain`.
+  private var gain = 1.0
 
   /// Frames of the current request heard so far, and the request they belong to.
   private var heardFrames = 0
@@ -90,6 +92,12 @@ public final class PlaybackEngine: @unchecked Sendable {
 
   public func pause() {
     lock.withLock { paused = true }
+  }
+
+  /// The gain (0...1) applied to everything decoded from now on: the player's volume, in
+  /// Riffle's own output path so it works the same with every audio backend.
+  public func setGain(_ gain: Double) {
+    lock.withLock { self.gain = min(1, max(0, gain)) }
   }
 
   public func resume() {
@@ -183,7 +191,9 @@ public final class PlaybackEngine: @unchecked Sendable {
             buffering = false
             onEvent(.started(playID: id, duration: decoder.duration))
           }
-          guard write(UnsafeRawBufferPointer(rebasing: scratch[0..<count]), for: session) else {
+          let pcm = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
+          PCMGain.apply(lock.withLock { gain }, to: pcm)
+          guard write(UnsafeRawBufferPointer(pcm), for: session) else {
             return false
           }
         }

@@ -4,18 +4,24 @@ import Foundation
 ///
 /// Adding a source means one case here, its texts below, and one client that turns a page
 /// request into songs (`PageClient` in RiffleApp); the reducer's page path serves them all.
-public enum SourceKind: Hashable, Sendable {
+public enum SourceKind: Hashable, Sendable, Codable {
   /// A song feed (the Suno feed format), remote or a file.
   case feed(URL)
   /// iTunes songs matching what the user typed.
   case search(String)
   /// The most popular songs of the artist with this name, each song once.
   case artist(String)
+  /// A playlist file (M3U, M3U8, PLS, XSPF), local or remote.
+  case playlist(URL)
+  /// The songs waiting to play ("up next"), shown as pages.
+  case queue
 
   /// How the status line names the source ("“blue”", "Mira Sol's top songs").
   public var label: String {
     switch self {
     case .feed: return "the feed"
+    case .playlist(let url): return "the playlist \u{201C}\(url.lastPathComponent)\u{201D}"
+    case .queue: return "up next"
     case .search(let term): return "\u{201C}\(term)\u{201D}"
     case .artist(let name): return "\(name)\u{2019}s top songs"
     }
@@ -25,6 +31,8 @@ public enum SourceKind: Hashable, Sendable {
   public var title: String? {
     switch self {
     case .feed: return nil
+    case .playlist(let url): return url.deletingPathExtension().lastPathComponent
+    case .queue: return "Up next"
     case .search(let term): return "Results for \u{201C}\(term)\u{201D}"
     case .artist: return label
     }
@@ -33,7 +41,8 @@ public enum SourceKind: Hashable, Sendable {
   /// What the activity line says while the first page is on its way.
   public var activity: String {
     switch self {
-    case .feed: return "Loading songs\u{2026}"
+    case .feed, .queue: return "Loading songs\u{2026}"
+    case .playlist: return "Reading the playlist\u{2026}"
     case .search(let term): return "Searching for \u{201C}\(term)\u{201D}\u{2026}"
     case .artist(let name): return "Finding \(name)\u{2019}s top songs\u{2026}"
     }
@@ -43,6 +52,8 @@ public enum SourceKind: Hashable, Sendable {
   public var emptyNote: String {
     switch self {
     case .feed: return "The feed has no songs"
+    case .playlist: return "The playlist has no songs that can be played"
+    case .queue: return "Nothing is up next"
     case .search(let term): return "No songs found for \u{201C}\(term)\u{201D}"
     case .artist(let name): return "No songs found for the artist \u{201C}\(name)\u{201D}"
     }
@@ -52,6 +63,8 @@ public enum SourceKind: Hashable, Sendable {
   public var endNote: String {
     switch self {
     case .feed: return "End of the feed"
+    case .playlist: return "End of the playlist"
+    case .queue: return "End of up next"
     case .search, .artist: return "End of the results"
     }
   }
@@ -65,6 +78,9 @@ public enum SourceKind: Hashable, Sendable {
         : "skipped \(count) songs without an id or audio URL"
     case .search, .artist:
       return "\(count) without a preview"
+    case .playlist, .queue:
+      return count == 1
+        ? "skipped 1 entry that cannot be played" : "skipped \(count) entries that cannot be played"
     }
   }
 
@@ -72,16 +88,8 @@ public enum SourceKind: Hashable, Sendable {
   /// be a few songs each; a catalog's batches are 25 from a slower, rate-limited API.
   public var lookahead: Int {
     switch self {
-    case .feed: return 3
+    case .feed, .playlist, .queue: return 3
     case .search, .artist: return 5
-    }
-  }
-
-  /// Where a like given to a song of this source goes besides this machine.
-  public var likeDestination: LikeDestination {
-    switch self {
-    case .feed: return .likesEndpoint
-    case .search, .artist: return .localOnly
     }
   }
 
@@ -93,10 +101,10 @@ public enum SourceKind: Hashable, Sendable {
 }
 
 /// Where a like goes besides the likes kept on this machine.
-public enum LikeDestination: Hashable, Sendable {
+public enum LikeDestination: UInt8, Hashable, Sendable, Codable {
   /// Kept here only (search results: no server knows them).
   case localOnly
-  /// Sent to the likes endpoint the user gave (`--likes-endpoint`), when there is one.
+  /// Sent to the likes endpoint the user gave (`--likes-endpoint`): a feed's songs.
   case likesEndpoint
 }
 

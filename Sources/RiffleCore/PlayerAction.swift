@@ -25,6 +25,43 @@ public enum PlayerAction: Equatable, Sendable {
   /// `a`: the top songs of the current song's artist.
   case showArtist
 
+  // The listening session: up next, shuffle, repeat, volume, sharing, resuming.
+  /// Adds the song on this page to the end of up next.
+  case enqueue
+  /// Puts the song on this page first in up next.
+  case playNext
+  /// Shows up next as pages.
+  case showQueue
+  /// In up next: moves the song on this page earlier (negative) or later in the queue.
+  case moveInQueue(Int)
+  /// In up next: takes the song on this page out of the queue.
+  case removeFromQueue
+  /// Empties up next.
+  case clearQueue
+  case toggleShuffle
+  /// Off, all, one, off ...
+  case cycleRepeat
+  /// Sets shuffle (MPRIS, the command line).
+  case setShuffle(Bool)
+  /// Sets repeat (MPRIS, the command line).
+  case setRepeat(RepeatMode)
+  /// Moves the volume by some percent (negative: down).
+  case changeVolume(Int)
+  /// Sets the volume in percent (MPRIS, a restored session).
+  case setVolume(Int)
+  case toggleMute
+  /// Copies the song's web link to the clipboard.
+  case share
+  /// Saves up next (or, when it is empty, the pages) as a playlist.
+  case savePlaylist
+  /// Shows a note on the band for a moment (a playlist saved).
+  case showFlash(String)
+  /// A note on the band has been shown long enough (its number).
+  case clearFlash(Int)
+  /// Picks up a saved session at start: its settings now, its source, song and position as
+  /// the source arrives (paused, so nothing blares on start).
+  case resume(SavedSession)
+
   // User intents.
   case next
   case previous
@@ -89,7 +126,9 @@ extension PlayerAction {
     switch self {
     case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit,
       .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .toggleLyrics,
-      .scrollLyrics, .pageLyrics, .identify:
+      .scrollLyrics, .pageLyrics, .identify, .enqueue, .playNext, .showQueue, .moveInQueue,
+      .removeFromQueue, .clearQueue, .toggleShuffle, .cycleRepeat, .changeVolume, .toggleMute,
+      .share, .savePlaylist:
       return true
     default:
       return false

@@ -27,6 +27,14 @@ public enum PlayerEffect: Equatable, Sendable {
   case listen(seconds: Double, feedURL: URL?, songs: [Song])
   /// Stop listening; no answer comes.
   case stopListening
+  /// Apply this gain (0...1) to everything the output plays from now on.
+  case setGain(Double)
+  /// Put this text on the clipboard (OSC 52 through the terminal).
+  case copyToClipboard(String)
+  /// Save these songs as an M3U8 playlist named after `title`; the runner picks the file.
+  case savePlaylist(title: String, songs: [Song])
+  /// Keep the session for the next start without arguments.
+  case saveSession(SavedSession)
   /// Stop audio, give the terminal back and exit.
   case quit
 }

@@ -1,5 +1,44 @@
 import Foundation
 
+/// What happens when a song ends and nothing else is due.
+public enum RepeatMode: String, Equatable, Sendable, Codable, CaseIterable {
+  case off, all, one
+
+  /// The mode after this one when the key cycles them.
+  public var next: RepeatMode {
+    switch self {
+    case .off: return .all
+    case .all: return .one
+    case .one: return .off
+    }
+  }
+}
+
+/// A note shown on the band for a moment.
+public struct Flash: Equatable, Sendable {
+  public var text: String
+  public var id: Int
+
+  public init(_ text: String, id: Int) {
+    self.text = text
+    self.id = id
+  }
+
+  /// How long a note stays, in seconds.
+  public static let seconds = 2.0
+}
+
+/// A song and a point in it to go back to.
+public struct ResumePoint: Equatable, Sendable, Codable {
+  public var songID: String
+  public var position: Double
+
+  public init(songID: String, position: Double) {
+    self.songID = songID
+    self.position = position
+  }
+}
+
 /// Everything the player shows, as one value. Only `reduce` changes it.
 public struct PlayerState: Equatable, Sendable {
   /// What the audio for the current page is doing.
@@ -97,6 +136,27 @@ public struct PlayerState: Equatable, Sendable {
   /// Set while listening for a song to name.
   public var identify: Identify?
 
+  /// Songs asked to play after the current one, before the pages go on ("up next").
+  public var queue: [Song] = []
+  /// Output volume in percent (0...100), applied in Riffle's own output.
+  public var volume = 100
+  public var isMuted = false
+  /// Songs play in a random order, each once a round.
+  public var shuffle = false
+  public var repeatMode: RepeatMode = .off
+  /// Ids of the songs played in this shuffle round.
+  public var shuffleRound: Set<String> = []
+  /// Ids of the songs shuffle played before the current one, newest last (for Previous).
+  public var shuffleHistory: [String] = []
+  /// The state of the random generator shuffle draws from (SplitMix64), so the reducer stays
+  /// pure: the composition root seeds it.
+  public var randomState: UInt64 = 0x9E37_79B9_7F4A_7C15
+  /// A short note on the band (volume, shuffle, repeat, a link copied) and its number, so only
+  /// the latest one's timer clears it.
+  public var flash: Flash?
+  /// Where to pick up when the source being opened arrives (a session restored at start).
+  public var resumeAt: ResumePoint?
+
   /// The search prompt's line while the prompt is open.
   public var search: SearchPrompt?
   /// Earlier searches, newest last (Up and Down walk through them).
@@ -110,7 +170,18 @@ public struct PlayerState: Equatable, Sendable {
   }
 
   public var canGoPrevious: Bool { index > 0 && !songs.isEmpty }
-  public var canGoNext: Bool { index + 1 < songs.count }
+  /// Whether Next has somewhere to go: a later page, the queue, a song shuffle has not played
+  /// this round, or the start again when repeating all.
+  public var canGoNext: Bool {
+    if !queue.isEmpty && source?.kind != .queue { return true }
+    guard !songs.isEmpty else { return false }
+    if repeatMode == .all { return true }
+    if shuffle { return songs.contains { !shuffleRound.contains($0.id) } }
+    return index + 1 < songs.count
+  }
+
+  /// The gain the output applies (0...1).
+  public var gain: Double { isMuted ? 0 : Double(volume) / 100 }
 
   /// True while something on screen moves with time, so the timer must run.
   public var needsTimer: Bool {

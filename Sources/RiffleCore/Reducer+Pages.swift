@@ -46,6 +46,8 @@ func reducePages(_ state: inout PlayerState, _ action: PlayerAction) -> [PlayerE
 func loadFirstPage(_ state: inout PlayerState, _ kind: SourceKind) -> [PlayerEffect] {
   let retry = state.opening?.kind == kind ? state.opening?.retry ?? Retry() : Retry()
   state.opening = PageSource(kind: kind, phase: .loading, retry: retry)
+  // Up next is in the state already: its one page is here at once.
+  if kind == .queue { return firstPageLoaded(&state, kind, SourcePage(songs: state.queue)) }
   return [.loadPage(kind, cursor: nil)]
 }
 
@@ -70,12 +72,27 @@ private func firstPageLoaded(_ state: inout PlayerState, _ kind: SourceKind, _ p
   state.source = PageSource(kind: kind, next: page.next)
   state.songs = page.songs
   state.index = 0
+  state.shuffleHistory = []
+  state.shuffleRound = []
   var notes = [kind.title].compactMap { $0 }
   if page.hidden > 0 {
     notes.append(page.hidden == 1 ? "1 repeat hidden" : "\(page.hidden) repeats hidden")
   }
   if page.skipped > 0 { notes.append(kind.skippedNote(page.skipped)) }
   state.message = notes.isEmpty ? nil : .init(.info, notes.joined(separator: " \u{00B7} "))
+  if let resume = state.resumeAt {
+    // A saved session: its song where it was left, paused.
+    state.resumeAt = nil
+    if let at = page.songs.firstIndex(where: { $0.id == resume.songID }) {
+      state.index = at
+      let play = playCurrent(&state)
+      state.playback = .paused
+      let position = max(0, resume.position)
+      state.position = position
+      return play + [.pause] + (position > 0 ? [.seek(to: position, playID: state.playID)] : [])
+        + loadMoreIfNear(&state)
+    }
+  }
   return playCurrent(&state) + loadMoreIfNear(&state)
 }
 

@@ -34,11 +34,15 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     return seek(&state, to: target)
 
   case .next:
-    guard state.canGoNext else { return loadMoreIfNear(&state) }
-    state.index += 1
-    return playCurrent(&state) + loadMoreIfNear(&state)
+    return advance(&state, ended: false)
 
   case .previous:
+    // Under shuffle, back to the song played before this one.
+    while state.shuffle, let id = state.shuffleHistory.popLast() {
+      guard let at = state.songs.firstIndex(where: { $0.id == id }) else { continue }
+      state.index = at
+      return playCurrent(&state)
+    }
     guard state.canGoPrevious else { return [] }
     state.index -= 1
     return playCurrent(&state)
@@ -61,8 +65,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     let toggled = song.togglingLike()
     state.songs[state.index] = toggled
     state.likePulse = PlayerState.likePulseFrames
-    let sync = state.source?.kind.likeDestination ?? .localOnly
-    return [.persistLike(songID: song.id, liked: toggled.isLiked, sync: sync)]
+    return [.persistLike(songID: song.id, liked: toggled.isLiked, sync: song.likeDestination)]
 
   case .toggleHelp:
     state.overlay = state.overlay == .help ? nil : .help
@@ -74,7 +77,12 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
 
   case .quit:
     state.isQuitting = true
-    return [.quit]
+    return (state.session.map { [.saveSession($0)] } ?? []) + [.quit]
+
+  case .enqueue, .playNext, .showQueue, .moveInQueue, .removeFromQueue, .clearQueue,
+    .toggleShuffle, .cycleRepeat, .setShuffle, .setRepeat, .changeVolume, .setVolume,
+    .toggleMute, .share, .savePlaylist, .showFlash, .clearFlash, .resume:
+    return reduceSession(&state, action)
 
   case .playbackStarted(let playID, let duration):
     guard playID == state.playID else { return [] }
@@ -96,12 +104,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
   case .trackFinished(let playID):
     guard playID == state.playID else { return [] }
     if let duration = state.duration { state.position = duration }
-    guard state.canGoNext else {
-      state.playback = .finished
-      return []
-    }
-    state.index += 1
-    return playCurrent(&state) + loadMoreIfNear(&state)
+    return advance(&state, ended: true)
 
   case .playbackFailed(let playID, let reason):
     guard playID == state.playID else { return [] }
@@ -192,6 +195,7 @@ func playCurrent(_ state: inout PlayerState) -> [PlayerEffect] {
   state.playback = .loading
   state.position = 0
   state.duration = song.duration
+  if state.shuffle { state.shuffleRound.insert(song.id) }
   if case .error = state.message?.kind { state.message = nil }
   return [.play(song, playID: state.playID)] + loadLyricsIfNeeded(&state)
 }

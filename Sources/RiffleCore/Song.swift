@@ -1,7 +1,7 @@
 import Foundation
 
 /// One song as the player shows and plays it, whatever source it came from.
-public struct Song: Equatable, Hashable, Sendable, Identifiable {
+public struct Song: Equatable, Hashable, Sendable, Identifiable, Codable {
   public var id: String
   public var title: String
   /// The artist's display name ("Mira Sol").
@@ -10,6 +10,8 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable {
   public var handle: String
   /// The cover's URL, kept as its text (see `audioText`).
   private var imageText: String?
+  /// The song's own web page, when the source has one (shared with `s`), kept as its text.
+  private var webText: String?
   /// The audio's URL as its absolute text. A Foundation `URL` costs several hundred bytes on
   /// Linux; a feed of 100,000 songs kept two per song, so the `URL` is made when it is used.
   private var audioText: String
@@ -21,12 +23,16 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable {
   public var album: String?
   /// Length of the whole recording when the audio is only a preview of it (iTunes).
   public var trackLength: Double?
+  /// Where a like of this song goes besides this machine: the source that sent it says, and
+  /// the song keeps it wherever it is played from (the queue, a playlist).
+  public var likeDestination: LikeDestination
 
   public init(
     id: String, title: String, displayName: String, handle: String, imageURL: URL? = nil,
     audioURL: URL, likeCount: Int = 0, isLiked: Bool = false, duration: Double? = nil,
-    album: String? = nil, trackLength: Double? = nil
+    album: String? = nil, trackLength: Double? = nil, likeDestination: LikeDestination = .localOnly
   ) {
+    self.likeDestination = likeDestination
     self.id = id
     self.title = title
     self.displayName = displayName
@@ -49,6 +55,14 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable {
     get { Self.url(from: audioText) }
     set { audioText = newValue.absoluteString }
   }
+
+  public var webURL: URL? {
+    get { webText.map(Self.url(from:)) }
+    set { webText = newValue?.absoluteString }
+  }
+
+  /// The link to share: the song's page where its source has one, else its audio.
+  public var shareLink: String { webText ?? audioText }
 
   /// A URL's absolute text back into a URL; text that does not parse (never seen: the text
   /// came from a URL) gives about:blank, which fails to play with a clear message.

@@ -21,8 +21,9 @@ public struct Command: Sendable {
   public var name: String
   public var action: PlayerAction
   public var defaultKeys: [Key]
-  /// The line in the help overlay and `--help`, beside every key bound to the command. Nil:
-  /// not listed (keys that only act inside a panel, such as scrolling the lyrics).
+  /// The line in the help overlay and `--help`, beside every key bound to the command; commands
+  /// side by side with the same line share it ("- + =  volume down / up"). Nil: not listed
+  /// (keys that only act inside a panel, such as scrolling the lyrics).
   public var help: String?
   /// On the hint line; commands side by side with the same label share an entry ("←/→ page").
   public var hint: Hint?
@@ -71,6 +72,21 @@ extension Command {
     Command("cancel", .cancelSearch, keys: [], help: "stop what is loading"),
     Command("retry", .retry, keys: [.char("r")], help: "retry what failed"),
     Command("identify", .identify, keys: [.char("i")], help: "name a song heard nearby"),
+    Command("enqueue", .enqueue, keys: [.char("e")], help: "add to up next"),
+    Command("play_next", .playNext, keys: [.char("E")], help: "play next"),
+    Command("show_queue", .showQueue, keys: [.char("u")], help: "show up next"),
+    Command("queue_up", .moveInQueue(-1), keys: [.char("K")], help: "up next: move up / down"),
+    Command("queue_down", .moveInQueue(1), keys: [.char("J")], help: "up next: move up / down"),
+    Command("queue_remove", .removeFromQueue, keys: [.char("d")], help: "up next: remove"),
+    Command("queue_clear", .clearQueue, keys: [.char("D")], help: "clear up next"),
+    Command("shuffle", .toggleShuffle, keys: [.char("S")], help: "shuffle on / off"),
+    Command("repeat", .cycleRepeat, keys: [.char("R")], help: "repeat off / all / one"),
+    Command("volume_down", .changeVolume(-5), keys: [.char("-")], help: "volume down / up"),
+    Command(
+      "volume_up", .changeVolume(5), keys: [.char("+"), .char("=")], help: "volume down / up"),
+    Command("mute", .toggleMute, keys: [.char("m")], help: "mute / unmute"),
+    Command("share", .share, keys: [.char("s")], help: "copy the song's link"),
+    Command("save_playlist", .savePlaylist, keys: [.char("w")], help: "save as a playlist"),
     Command("lyrics_up", .scrollLyrics(-1), keys: [.up]),
     Command("lyrics_down", .scrollLyrics(1), keys: [.down]),
     Command("lyrics_page_up", .pageLyrics(-1), keys: [.pageUp]),
@@ -123,11 +139,17 @@ public struct KeyMap: Sendable {
   /// The help's rows as bound now: every key of each command, and what it does. A command
   /// bound to no key is left out.
   public func helpRows() -> [(keys: String, text: String)] {
-    Command.all.compactMap { command in
+    var rows: [(keys: [String], text: String)] = []
+    for command in Command.all {
       let keys = names(for: command.action)
-      guard let text = command.help, !keys.isEmpty else { return nil }
-      return (keys.joined(separator: " "), text)
+      guard let text = command.help, !keys.isEmpty else { continue }
+      if let last = rows.last, last.text == text {
+        rows[rows.count - 1].keys += keys
+      } else {
+        rows.append((keys, text))
+      }
     }
+    return rows.map { ($0.keys.joined(separator: " "), $0.text) }
   }
 
   /// The longest hint line that fits in `width` columns, with the keys as bound now.

@@ -182,7 +182,10 @@ public struct PageView {
         aside, x: margin + used, y: layout.artistRow, style: muted, maxWidth: inner - used)
     }
 
-    drawLike(&screen, song: song, pulse: state.likePulse, x: margin, y: layout.likeRow)
+    let likeWidth = drawLike(
+      &screen, song: song, pulse: state.likePulse, x: margin, y: layout.likeRow)
+    drawSession(
+      &screen, state: state, from: margin + likeWidth + 2, to: margin + inner, y: layout.likeRow)
     drawProgress(&screen, state: state, layout: layout)
     drawControls(&screen, state: state, layout: layout)
     drawStatus(&screen, state: state, x: margin, y: layout.statusRow, width: inner)
@@ -194,7 +197,32 @@ public struct PageView {
     screen.height > 0 && screen.width > 0 ? screen[0, 0].style.background : .default
   }
 
-  private func drawLike(_ screen: inout Screen, song: Song, pulse: Int, x: Int, y: Int) {
+  /// Right of the heart: shuffle and repeat when on, and the song up next when one is queued.
+  private func drawSession(
+    _ screen: inout Screen, state: PlayerState, from left: Int, to right: Int, y: Int
+  ) {
+    var marks: [String] = []
+    if state.shuffle { marks.append("\u{2928} shuffle") }
+    switch state.repeatMode {
+    case .off: break
+    case .all: marks.append("\u{21BB} all")
+    case .one: marks.append("\u{21BB} one")
+    }
+    // The next page is a swipe away; a song from up next is what would surprise.
+    if state.source?.kind != .queue, let next = state.queue.first {
+      let title = next.title.isEmpty ? "Untitled" : next.title
+      marks.append("Up next: " + title)
+    }
+    guard !marks.isEmpty, right - left > 8 else { return }
+    let text = marks.joined(separator: "  ")
+    let style = CellStyle(foreground: theme.muted, background: theme.band)
+    let width = min(DisplayWidth.of(text), right - left)
+    screen.put(text, x: right - width, y: y, style: style, maxWidth: width)
+  }
+
+  /// Draws the heart and the count; returns the columns used.
+  @discardableResult
+  private func drawLike(_ screen: inout Screen, song: Song, pulse: Int, x: Int, y: Int) -> Int {
     let heart = song.isLiked ? "♥" : "♡"
     var style = CellStyle(
       foreground: song.isLiked ? theme.accent : theme.muted, background: theme.band)
@@ -211,6 +239,7 @@ public struct PageView {
         spark, x: x + used + DisplayWidth.of(count), y: y,
         style: CellStyle(foreground: theme.accent, background: theme.band))
     }
+    return used + DisplayWidth.of(count) + 2
   }
 
   private func drawProgress(_ screen: inout Screen, state: PlayerState, layout: PageLayout) {
@@ -268,6 +297,9 @@ public struct PageView {
     if let notice = state.notice {
       line = notice
       style.foreground = theme.error
+    } else if let flash = state.flash {
+      line = flash.text
+      style.foreground = theme.text
     } else if let message = state.message {
       // An error says everything itself; information rides beside the playback state.
       if message.kind == .error {
@@ -314,12 +346,14 @@ public struct PageView {
     let columns = screen.width >= 2 * columnWidth + 8 ? 2 : 1
     let boxWidth = min(screen.width - 2, columns * (columnWidth + 1) + 5)
     let perColumn = (allRows.count + columns - 1) / columns
-    let boxHeight = min(screen.height - 2, perColumn + 4)
+    let boxHeight = min(screen.height - 2, perColumn + 3)
     let x = (screen.width - boxWidth) / 2
-    let y = max(0, (screen.height - PageView.bandHeight - boxHeight) / 2)
+    // Below the header where there is room, so the page's counter stays in view.
+    let above = screen.height - PageView.bandHeight - boxHeight
+    let y = above > 0 ? max(1, above / 2) : 0
     // When not every key fits, the last line that does says how to quit.
     var rows = allRows
-    let room = max(0, boxHeight - 4) * columns
+    let room = max(0, boxHeight - 3) * columns
     if room < rows.count, room > 0 {
       rows = Array(rows.prefix(room - 1)) + [allRows.last!]
     }
@@ -330,7 +364,7 @@ public struct PageView {
     screen.putCentered("Keys", x: x, y: y + 1, width: boxWidth, style: title)
     var keyStyle = box
     keyStyle.foreground = theme.accent
-    let lines = max(1, boxHeight - 4)
+    let lines = max(1, boxHeight - 3)
     for (i, row) in rows.enumerated() {
       let column = i / lines
       let left = x + 3 + column * (columnWidth + 1)

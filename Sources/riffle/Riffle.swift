@@ -110,6 +110,18 @@ struct PlayerOptions: ParsableArguments {
       valueName: "source"))
   var capture: String?
 
+  @Flag(name: .long, help: "Play in a random order, each song once a round.")
+  var shuffle = false
+
+  @Option(
+    name: .long,
+    help: ArgumentHelp("Repeat: off, all (the pages again), or one (this song).", valueName: "mode")
+  )
+  var `repeat`: String?
+
+  @Flag(name: .long, help: "Start afresh instead of where the last session stopped.")
+  var fresh = false
+
   /// The capture source as asked for: the option, then RIFFLE_CAPTURE, then auto.
   var captureArgument: String {
     capture ?? ProcessInfo.processInfo.environment["RIFFLE_CAPTURE"].flatMap {
@@ -125,6 +137,9 @@ struct PlayerOptions: ParsableArguments {
     if let likesEndpoint, let problem = LikeSync.validate(likesEndpoint) {
       throw ValidationError("--likes-endpoint: \(problem)")
     }
+    if let mode = `repeat`, RepeatMode(rawValue: mode) == nil {
+      throw ValidationError("--repeat must be off, all or one, not '\(mode)'")
+    }
     guard AudioDriverChoice(argument: audio) != nil else {
       throw ValidationError("--audio must be auto, pulse, alsa, null or wav:PATH, not '\(audio)'")
     }
@@ -135,8 +150,9 @@ struct PlayerOptions: ParsableArguments {
     }
   }
 
-  /// Starts the player on what `first` asks for; `Riffle.main` then runs it.
-  func launch(_ first: SourceKind) throws {
+  /// Starts the player on what `first` asks for (nil: where the last session stopped, else the
+  /// bundled catalog); `Riffle.main` then runs it.
+  func launch(_ first: SourceKind?) throws {
     // Two malloc arenas serve the player's threads (glibc would make one per allocating
     // thread), and blocks of 128 KB and more are always mapped on their own so that a finished
     // song's buffer goes back to the system (see CLinux.h).
@@ -165,11 +181,35 @@ struct PlayerOptions: ParsableArguments {
     } catch {
       throw ValidationError(error.message)
     }
+    var start: Start
+    var sessionProblem: String?
+    if let first {
+      start = .open(first)
+    } else {
+      let (session, problem) = fresh ? (nil, nil) : SessionStore.load(from: paths.sessionFile)
+      sessionProblem = problem
+      if let session {
+        start = .resume(session)
+      } else {
+        start = .open(.feed(try Riffle.resolveSource(nil)))
+      }
+    }
+    // The command line wins over what the session had.
+    if case .resume(var session) = start {
+      if shuffle { session.shuffle = true }
+      if let mode = `repeat`.flatMap(RepeatMode.init(rawValue:)) { session.repeatMode = mode }
+      start = .resume(session)
+    }
+    let settings = (shuffle: shuffle, repeatMode: `repeat`.flatMap(RepeatMode.init(rawValue:)))
     redirectStandardError(to: paths.logFile)
+    if let sessionProblem {
+      FileHandle.standardError.write(Data("session: \(sessionProblem)\n".utf8))
+    }
     MainActor.assumeIsolated {
       do {
         try startPlayer(
-          first, driver: driver, capture: captureChoice, paths: paths, config: (config, problems),
+          start, settings: settings, driver: driver, capture: captureChoice, paths: paths,
+          config: (config, problems),
           services: services, likeSync: likesEndpoint.map { LikeSync(template: $0) })
       } catch {
         FileHandle.standardError.write(Data("riffle: \(error)\n".utf8))
@@ -193,11 +233,27 @@ struct Play: ParsableCommand {
   @OptionGroup var options: PlayerOptions
 
   func run() throws {
-    try options.launch(.feed(try Riffle.resolveSource(source)))
+    guard let source, !source.isEmpty else {
+      try options.launch(nil)
+      return
+    }
+    try options.launch(try Riffle.resolveKind(source))
   }
 }
 
+/// How the player starts: a source, or a saved session picked up.
+enum Start {
+  case open(SourceKind)
+  case resume(SavedSession)
+}
+
 extension Riffle {
+
+  /// What a `riffle SOURCE` argument opens: a playlist file (by its name), else a feed.
+  static func resolveKind(_ source: String) throws -> SourceKind {
+    let url = try resolveSource(source)
+    return PlaylistFile.looksLikePlaylist(url) ? .playlist(url) : .feed(url)
+  }
 
   /// The feed to open: the argument as a URL or path, or the bundled catalog.
   static func resolveSource(_ source: String?) throws -> URL {
@@ -275,7 +331,8 @@ private var liveModel: PlayerViewModel?
 
 @MainActor
 private func startPlayer(
-  _ first: SourceKind, driver: AudioDriverChoice, capture: CaptureChoice, paths: AppPaths,
+  _ start: Start, settings: (shuffle: Bool, repeatMode: RepeatMode?), driver: AudioDriverChoice,
+  capture: CaptureChoice, paths: AppPaths,
   config: (config: Config, problems: [Config.Problem]), services: (itunes: URL, lyrics: URL),
   likeSync: LikeSync?
 ) throws {
@@ -284,6 +341,8 @@ private func startPlayer(
   let likeStore = LikeStore(file: paths.likesFile)
   let box = ModelBox()
   let historyFile = paths.searchHistoryFile
+  let sessionFile = paths.sessionFile
+  let playlistFolder = paths.playlists
   let clients = PlayerClients(
     pages: .live(feeds: FeedSource(), itunes: ITunesCatalog(base: services.itunes)),
     audio: .live(
@@ -304,7 +363,26 @@ private func startPlayer(
         cache: DiskCache(folder: paths.cache.appendingPathComponent("lyrics"), capacity: 8 << 20))),
     identify: .live(
       capture: capture,
-      store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))))
+      store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))),
+    saveSession: { session in
+      // On quit: written before the process exits.
+      do {
+        try SessionStore.save(session, to: sessionFile)
+      } catch {
+        FileHandle.standardError.write(Data("session: \(error)\n".utf8))
+      }
+    },
+    savePlaylist: { title, songs, done in
+      BackgroundWork.run("riffle.playlists") {
+        do {
+          let file = try PlaylistFile.save(songs, title: title, in: playlistFolder)
+          done(.success(file.lastPathComponent))
+        } catch {
+          done(.failure(Failure(String(describing: error))))
+        }
+      }
+    },
+    copyToClipboard: { text in Clipboard.copy(text) })
   let artwork = Artwork(
     mode: Artwork.mode(
       environment: ProcessInfo.processInfo.environment, terminalColors: terminal.colorCount),
@@ -313,6 +391,9 @@ private func startPlayer(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("images"), capacity: 64 << 20)))
   var state = PlayerState()
   state.searchHistory = SearchHistory.load(from: historyFile)
+  state.randomState = UInt64.random(in: 1...UInt64.max)
+  state.shuffle = settings.shuffle
+  state.repeatMode = settings.repeatMode ?? .off
   let model = PlayerViewModel(
     clients: clients, terminal: terminal, ticker: DispatchTicker(), keyMap: config.keyMap,
     view: PageView(theme: config.theme, keyMap: config.keyMap), state: state, artwork: artwork,
@@ -353,7 +434,10 @@ private func startPlayer(
     FileHandle.standardError.write(Data("likes: \(problem)\n".utf8))
   }
   model.render()
-  model.send(.open(first))
+  switch start {
+  case .open(let kind): model.send(.open(kind))
+  case .resume(let session): model.send(.resume(session))
+  }
   for problem in problems {
     FileHandle.standardError.write(Data("\(problem)\n".utf8))
   }

@@ -60,13 +60,13 @@ struct FlatFeedTests {
           id: "8f1c2a9e-5b7d-4c3e-9a61-0d2f4e6b8c10", title: "Neon Tide", displayName: "Mira Sol",
           handle: "mirasol", imageURL: URL(string: "https://cdn1.example.com/image_8f1c2a9e.jpeg"),
           audioURL: URL(string: "https://cdn1.example.com/8f1c2a9e.mp3")!, likeCount: 128,
-          isLiked: false, duration: nil),
+          isLiked: false, duration: nil, likeDestination: .likesEndpoint),
         Song(
           id: "b3d90e14-77a2-4f0b-8c5e-2e9a1f7d6c43", title: "Paper Lanterns",
           displayName: "Oskar Vale", handle: "oskarvale",
           imageURL: URL(string: "https://cdn1.example.com/image_b3d90e14.jpeg"),
           audioURL: URL(string: "https://cdn1.example.com/b3d90e14.mp3")!, likeCount: 3,
-          isLiked: true, duration: nil),
+          isLiked: true, duration: nil, likeDestination: .likesEndpoint),
       ])
   }
 
@@ -84,7 +84,7 @@ struct FlatFeedTests {
         == Song(
           id: "0e7d2b59", title: "", displayName: "", handle: "", imageURL: nil,
           audioURL: URL(string: "https://cdn1.example.com/0e7d2b59.mp3")!, likeCount: 0,
-          isLiked: false, duration: nil))
+          isLiked: false, duration: nil, likeDestination: .likesEndpoint))
   }
 
   @Test("Null fields count as missing")
@@ -195,7 +195,7 @@ struct PagedFeedTests {
           displayName: "Lena Wren", handle: "lenawren",
           imageURL: URL(string: "https://cdn1.example.com/image_large_c41a7f3e.jpeg"),
           audioURL: URL(string: "https://cdn1.example.com/c41a7f3e.mp3")!, likeCount: 41,
-          isLiked: false, duration: 203.4))
+          isLiked: false, duration: 203.4, likeDestination: .likesEndpoint))
   }
 
   @Test("A top-level duration wins over the one in metadata")
@@ -254,7 +254,7 @@ struct WrappedFeedTests {
           displayName: "Juno Reyes", handle: "junoreyes",
           imageURL: URL(string: "https://cdn1.example.com/image_large_f02e6c71.jpeg"),
           audioURL: URL(string: "https://cdn1.example.com/f02e6c71.mp3")!, likeCount: 2048,
-          isLiked: true, duration: 242)
+          isLiked: true, duration: 242, likeDestination: .likesEndpoint)
       ])
   }
 

@@ -18,15 +18,16 @@ private enum Feed {
     Song(
       id: "8f1c2a9e-5b7d-4c3e-9a61-0d2f4e6b8c10", title: "Neon Tide", displayName: "Mira Sol",
       handle: "mirasol", audioURL: URL(string: "https://cdn1.example.com/8f1c2a9e.mp3")!,
-      likeCount: 12, isLiked: true, duration: 35),
+      likeCount: 12, isLiked: true, duration: 35, likeDestination: .likesEndpoint),
     Song(
       id: "b3d90e14-77a2-4f0b-8c5e-2e9a1f7d6c43", title: "Paper Lanterns",
       displayName: "Oskar Vale", handle: "oskarvale",
-      audioURL: URL(string: "https://cdn1.example.com/b3d90e14.mp3")!, likeCount: 3, duration: 35),
+      audioURL: URL(string: "https://cdn1.example.com/b3d90e14.mp3")!, likeCount: 3, duration: 35,
+      likeDestination: .likesEndpoint),
     Song(
       id: "f02e6c71-1a9d-4b88-b5f3-7c4d0e9a2b65", title: "Slow Orbit", displayName: "Juno Reyes",
       handle: "junoreyes", audioURL: URL(string: "https://cdn1.example.com/f02e6c71.mp3")!,
-      likeCount: 0, duration: 35),
+      likeCount: 0, duration: 35, likeDestination: .likesEndpoint),
   ]
 }
 

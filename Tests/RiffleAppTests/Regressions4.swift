@@ -19,7 +19,7 @@ struct AppRegressions4Tests {
       """
       [keys]  # vi keys
       next = "n"
-      shuffle = "s"
+      teleport = "t"
       [theme] # darker
       glow = 3
       """)

@@ -22,12 +22,13 @@ private enum Paging {
   static let feed = SourceKind.feed(Fixture.feedURL)
   static let search = SourceKind.search("neon")
   static let artist = SourceKind.artist("Mira Sol")
-  static let kinds = [feed, search, artist]
+  static let playlist = SourceKind.playlist(URL(fileURLWithPath: "/music/Road Trip.m3u8"))
+  static let kinds = [feed, search, artist, playlist]
 
   /// A later page as the kind counts pages.
   static func cursor(_ kind: SourceKind, _ n: Int) -> PageCursor {
     switch kind {
-    case .feed: return .page(n, size: 10)
+    case .feed, .playlist, .queue: return .page(n, size: 10)
     case .search, .artist: return .offset(n * 25, limit: 25)
     }
   }
@@ -585,18 +586,17 @@ struct SourceRetryReducerTests {
 
 @Suite("Sources: what a like means")
 struct SourceLikeReducerTests {
-  @Test("A like is synced to the likes endpoint for a feed's songs, kept here for the others")
+  @Test("A like goes where the song's source said, whatever the pages are now")
   func likeDestination() {
-    for (kind, destination) in [
-      (Paging.feed, LikeDestination.likesEndpoint), (Paging.search, .localOnly),
-      (Paging.artist, .localOnly),
-    ] {
-      var store = ReducerTestStore(Paging.shown(kind, count: 3, index: 0))
+    for destination in [LikeDestination.likesEndpoint, .localOnly] {
+      var state = Paging.shown(Paging.search, count: 3, index: 0)
+      state.songs[0].likeDestination = destination
+      var store = ReducerTestStore(state)
       store.send(
         .toggleLike,
         effects: [.persistLike(songID: "song-0", liked: true, sync: destination)]
       ) {
-        $0.songs[0] = Paging.song(0).togglingLike()
+        $0.songs[0] = state.songs[0].togglingLike()
         $0.likePulse = PlayerState.likePulseFrames
       }
     }

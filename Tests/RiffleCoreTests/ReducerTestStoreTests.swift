@@ -7,7 +7,7 @@ import Testing
 struct ReducerTestStoreTests {
   @Test("The store fails and names the field when a changed field is not asserted")
   func failsOnUnassertedField() {
-    var store = ReducerTestStore(Fixture.loaded(at: 0))
+    var store = ReducerTestStore(PlayerState())
     withKnownIssue {
       // Forgets that quitting sets isQuitting.
       store.send(.quit, effects: [.quit])

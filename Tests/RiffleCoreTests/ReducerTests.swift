@@ -385,15 +385,24 @@ struct OverlayAndQuitReducerTests {
 
   @Test("Quit marks the state as quitting and asks to quit")
   func quit() {
-    var store = ReducerTestStore(Fixture.loaded(at: 0))
-    store.send(.quit, effects: [.quit]) { $0.isQuitting = true }
+    var store = ReducerTestStore(Fixture.loaded(at: 0, position: 12.5))
+    let session = SavedSession(
+      source: .feed(Fixture.feedURL),
+      resumeAt: ResumePoint(songID: Fixture.first.id, position: 12.5), queue: [], volume: 100,
+      isMuted: false, shuffle: false, repeatMode: .off)
+    store.send(.quit, effects: [.saveSession(session), .quit]) { $0.isQuitting = true }
   }
 
   @Test("Quit before anything loaded still asks to quit")
   func quitEarly() {
     var store = ReducerTestStore(
       Fixture.state { $0.opening = PageSource(kind: .feed(Fixture.feedURL), phase: .loading) })
-    store.send(.quit, effects: [.quit]) { $0.isQuitting = true }
+    let session = SavedSession(
+      source: .feed(Fixture.feedURL), resumeAt: nil, queue: [], volume: 100, isMuted: false,
+      shuffle: false, repeatMode: .off)
+    store.send(.quit, effects: [.saveSession(session), .quit]) { $0.isQuitting = true }
+    var empty = ReducerTestStore(PlayerState())
+    empty.send(.quit, effects: [.quit]) { $0.isQuitting = true }
   }
 }
 

@@ -317,11 +317,11 @@ struct InputEndToEndTests {
       """
       [keys]
       next = ["Right", "n"]
-      shuffle = "s"
+      teleport = "t"
       """)
     let tmux = try harness.start(term: "tmux-256color")
     let first = try tmux.waitForAll("First Light", "config.toml line 3")
-    #expect(first.contains("unknown action 'shuffle'"), "\(first)")
+    #expect(first.contains("unknown action 'teleport'"), "\(first)")
     tmux.sendKeys("n")
     let second = try tmux.waitForAll("Second Wind", "2 / 3")
     #expect(!second.contains("config.toml"), "the notice goes with the next key")
