@@ -21,3 +21,32 @@ extension DecoderFactory {
     return pcm
   }
 }
+
+extension DecoderFactory {
+  /// Decodes a file to PCM in `PCMFormat`, handing each piece to `body` as it comes (for
+  /// loudness measurement: nothing of the song is kept). `body` returns false to stop early.
+  /// Returns the frames decoded.
+  @discardableResult
+  public static func decodeFile(
+    _ url: URL, _ body: (UnsafeRawBufferPointer) -> Bool
+  ) throws -> Int {
+    let bytes = try Data(contentsOf: url, options: .alwaysMapped)
+    let decoder = try make(for: AudioSniffer.kind(of: bytes))
+    decoder.setInputLength(Int64(bytes.count))
+    try decoder.feed(bytes)
+    decoder.finishInput()
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+    defer { buffer.deallocate() }
+    var frames = 0
+    loop: while true {
+      switch try decoder.decode(into: buffer) {
+      case .pcm(let count):
+        frames += count / PCMFormat.bytesPerFrame
+        if !body(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) { break loop }
+      case .needMore, .done: break loop
+      }
+    }
+    guard decoder.hasFormat else { throw DecodeError.noAudio }
+    return frames
+  }
+}
