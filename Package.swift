@@ -182,7 +182,9 @@ let package = Package(
       name: "RiffleFuzzTests", dependencies: ["RiffleFuzzTargets", "RiffleTestSupport"]),
     .testTarget(
       name: "RiffleEndToEndTests",
-      dependencies: ["RiffleTestSupport", "RiffleCore", "RiffleAudio", "RiffleDesktop"]),
+      dependencies: [
+        "RiffleTestSupport", "RiffleCore", "RiffleAudio", "RiffleDesktop", "RiffleLibrary",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

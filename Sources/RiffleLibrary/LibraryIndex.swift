@@ -4,8 +4,8 @@ import RiffleCore
 
 /// Which songs of the library to page through.
 public enum LibraryQuery: Hashable, Sendable {
-  /// Every song in album order: artist (the album artist where there is one), album, disc,
-  /// track; files without an artist or album after them, by folder and file name.
+  /// Every song in album order: artist (the album artist where there is one), album, disc
+  /// (none counts as 1), track; files without an artist or album after them, by folder and file name.
   case all
   /// One album's songs in order; `artist` is its album artist (or artist), nil for any.
   case album(String, artist: String?)
@@ -117,7 +117,7 @@ public final class LibraryIndex: @unchecked Sendable {
     );
     CREATE INDEX songs_album_order ON songs(
       coalesce(album_artist, artist) IS NULL, coalesce(album_artist, artist) COLLATE NOCASE,
-      album COLLATE NOCASE, disc, track, path);
+      album COLLATE NOCASE, coalesce(disc, 1), track, path);
     CREATE INDEX songs_artist ON songs(artist COLLATE NOCASE);
     CREATE INDEX songs_album_artist ON songs(album_artist COLLATE NOCASE);
     CREATE INDEX songs_album ON songs(album COLLATE NOCASE);
@@ -183,7 +183,7 @@ public final class LibraryIndex: @unchecked Sendable {
 
   private static let albumOrder = """
     coalesce(album_artist, artist) IS NULL, coalesce(album_artist, artist) COLLATE NOCASE,
-    album COLLATE NOCASE, disc, track, path
+    album COLLATE NOCASE, coalesce(disc, 1), track, path
     """
 
   /// A page of songs: `limit` of them from `offset` on, in the query's order.
@@ -266,6 +266,15 @@ public final class LibraryIndex: @unchecked Sendable {
           "SELECT count(DISTINCT artist COLLATE NOCASE) FROM songs WHERE artist IS NOT NULL")
         ?? 0
       return LibraryCounts(songs: Int(songs), albums: Int(albums), artists: Int(artists))
+    }
+  }
+
+  /// SQLite's own check of the file: "ok", or what is wrong.
+  public func integrityCheck() throws -> String {
+    try locked {
+      var lines: [String] = []
+      try connection.query("PRAGMA integrity_check") { lines.append($0.text(0) ?? "") }
+      return lines.joined(separator: "\n")
     }
   }
 

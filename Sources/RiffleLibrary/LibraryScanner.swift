@@ -40,7 +40,12 @@ public struct ScanReport: Equatable, Sendable {
   /// The summary line `riffle library scan` prints.
   public var summary: String {
     let time = String(format: "%.2f", seconds)
-    return "\(counts.songs) songs, \(counts.albums) albums, \(counts.artists) artists: "
+    func count(_ number: Int, _ noun: String) -> String {
+      "\(number) \(noun)\(number == 1 ? "" : "s")"
+    }
+    return
+      "\(count(counts.songs, "song")), \(count(counts.albums, "album")), "
+      + "\(count(counts.artists, "artist")): "
       + "\(new) new, \(changed) changed, \(removed) removed, \(unreadable) unreadable, \(time) s"
   }
 }

@@ -115,6 +115,7 @@ public enum TagMapping {
     while index + 4 <= scalars.count {
       let run = scalars[index..<index + 4]
       if run.allSatisfy({ ("0"..."9").contains($0) }),
+        index == 0 || !("0"..."9").contains(scalars[index - 1]),
         index + 4 == scalars.count || !("0"..."9").contains(scalars[index + 4])
       {
         let year = Int(String(String.UnicodeScalarView(run)))!
