@@ -175,3 +175,16 @@ extension LibraryIndex {
     }
   }
 }
+
+extension LibraryIndex {
+  /// Stores songs that were not read from files, as a scan would (benchmarks of libraries too
+  /// large to encode, tests). Each path replaces what the index held for it.
+  public func insert(_ songs: [(path: String, info: TrackInfo)]) throws {
+    try write(
+      songs.map {
+        ScannedFile(
+          path: $0.path, stamp: FileStamp(size: 0, mtime: 0), result: .success($0.info),
+          coverPath: nil, lrcPath: nil)
+      })
+  }
+}

@@ -43,14 +43,21 @@ public enum AudioEncoder {
   }
 
   /// Writes `jobs` from one tone of `seconds`, many outputs per ffmpeg run (a run costs far
-  /// more than an output). Folders are made as needed.
-  public static func encode(_ jobs: [Job], seconds: Double = 1, frequency: Int = 440) throws {
+  /// more than an output). Folders are made as needed. With `source`, its audio is copied into
+  /// each output instead (already encoded in each job's format: no encoding, only tagging).
+  public static func encode(
+    _ jobs: [Job], seconds: Double = 1, frequency: Int = 440, source: URL? = nil
+  ) throws {
     for start in stride(from: 0, to: jobs.count, by: 64) {
       let chunk = Array(jobs[start..<min(jobs.count, start + 64)])
-      var arguments = [
-        "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-        "sine=frequency=\(frequency):duration=\(seconds):sample_rate=44100",
-      ]
+      var arguments = ["-nostdin", "-loglevel", "error", "-y"]
+      if let source {
+        arguments += ["-i", source.path]
+      } else {
+        arguments += [
+          "-f", "lavfi", "-i", "sine=frequency=\(frequency):duration=\(seconds):sample_rate=44100",
+        ]
+      }
       // Each picture is an input of its own.
       var pictures: [URL: Int] = [:]
       for job in chunk {
@@ -68,7 +75,7 @@ public enum AudioEncoder {
         if let cover = job.cover, job.format.embedsPicture, let input = pictures[cover] {
           arguments += ["-map", "\(input):v", "-c:v", "copy", "-disposition:v", "attached_pic"]
         }
-        arguments += job.format.options + job.extraOptions
+        arguments += (source == nil ? job.format.options : ["-c:a", "copy"]) + job.extraOptions
         for (key, value) in job.tags.sorted(by: { $0.key < $1.key }) {
           arguments += ["-metadata", "\(key)=\(value)"]
         }
