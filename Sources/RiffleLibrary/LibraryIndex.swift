@@ -11,6 +11,8 @@ public enum LibraryQuery: Hashable, Sendable {
   case album(String, artist: String?)
   /// An artist's songs (as artist or album artist), in album order.
   case artist(String)
+  /// The songs under a folder (an absolute path), in album order: `riffle PATH`.
+  case folder(String)
   /// Full-text search over title, artist, album artist, album and genre: every word must
   /// match the start of a word, case and accents aside (`bjo` finds Björk). Best match first
   /// once a word has three characters; before that, in the order songs were indexed.
@@ -219,6 +221,15 @@ public final class LibraryIndex: @unchecked Sendable {
         OR album_artist = ?1 COLLATE NOCASE ORDER BY \(Self.albumOrder) LIMIT ?2 OFFSET ?3
         """
       values = [.text(artist)] + page
+    case .folder(let folder):
+      // Paths under the folder sort between "folder/" and "folder0" ("0" follows "/").
+      let base = LibraryScanner.clean(folder)
+      let prefix = base == "/" ? "" : base
+      sql = """
+        SELECT \(Self.columns) FROM songs WHERE path > ? AND path < ?
+        ORDER BY \(Self.albumOrder) LIMIT ? OFFSET ?
+        """
+      values = [.text(prefix + "/"), .text(prefix + "0")] + page
     case .search(let term):
       guard let match = Self.matchExpression(term) else { return [] }
       // Ranking (bm25) weighs every match: for the first key or two of a word that is a good

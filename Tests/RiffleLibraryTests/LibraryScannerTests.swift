@@ -120,6 +120,13 @@ struct LibraryScannerTests {
     #expect(try setup.index.songs(.artist("various artists")).count == 2)
     #expect(try setup.index.songs(.artist("Alpha")).map(\.info.title) == ["First Hit"])
     #expect(try setup.index.playerSongs(.album("homogenic", artist: nil)).count == 3)
+    // A folder: only what is under it (not "Björk/Homogenic2"), in album order.
+    #expect(
+      try setup.index.songs(.folder(setup.path("Björk/") + "/")).map(\.info.title) == [
+        "Hunter", "Jóga", "Bachelorette",
+      ])
+    #expect(try setup.index.songs(.folder(setup.path("untagged/a"))).map(\.info.title) == ["song"])
+    #expect(try setup.index.songs(.folder("/")).count == LibraryFixture.songCount)
   }
 
   @Test("search: prefixes, case and accents aside, every word required, syntax harmless")
