@@ -24,8 +24,8 @@ extension DecoderFactory {
 
 extension DecoderFactory {
   /// Decodes a file to PCM in `PCMFormat`, handing each piece to `body` as it comes (for
-  /// loudness measurement: nothing of the song is kept). `body` returns false to stop early.
-  /// Returns the frames decoded.
+  /// loudness measurement: nothing of the song is kept). The file is fed a megabyte at a time
+  /// as the decoder asks. `body` returns false to stop early. Returns the frames decoded.
   @discardableResult
   public static func decodeFile(
     _ url: URL, _ body: (UnsafeRawBufferPointer) -> Bool
@@ -33,8 +33,17 @@ extension DecoderFactory {
     let bytes = try Data(contentsOf: url, options: .alwaysMapped)
     let decoder = try make(for: AudioSniffer.kind(of: bytes))
     decoder.setInputLength(Int64(bytes.count))
-    try decoder.feed(bytes)
-    decoder.finishInput()
+    let chunk = 1 << 20
+    var fed = 0
+    func feedMore() throws -> Bool {
+      guard fed < bytes.count else { return false }
+      let end = min(bytes.count, fed + chunk)
+      try decoder.feed(bytes.subdata(in: fed..<end))
+      fed = end
+      if fed == bytes.count { decoder.finishInput() }
+      return true
+    }
+    _ = try feedMore()
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     defer { buffer.deallocate() }
     var frames = 0
@@ -43,7 +52,9 @@ extension DecoderFactory {
       case .pcm(let count):
         frames += count / PCMFormat.bytesPerFrame
         if !body(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) { break loop }
-      case .needMore, .done: break loop
+      case .needMore:
+        if try !feedMore() { break loop }
+      case .done: break loop
       }
     }
     guard decoder.hasFormat else { throw DecodeError.noAudio }

@@ -138,6 +138,28 @@ extension LibraryIndex {
     }
   }
 
+  /// Songs that are the same song (artist, album, disc, track and title, case aside), each
+  /// group's paths in order.
+  func duplicateGroups() throws -> [[String]] {
+    try locked {
+      var groups: [[String]] = []
+      try connection.query(
+        """
+        SELECT group_concat(path, char(10)) FROM songs
+        WHERE album IS NOT NULL AND track IS NOT NULL
+        GROUP BY artist COLLATE NOCASE, album COLLATE NOCASE, coalesce(disc, 1), track,
+          title COLLATE NOCASE
+        HAVING count(*) > 1
+        """
+      ) { row in
+        if let paths = row.text(0) {
+          groups.append(paths.split(separator: "\n").map(String.init).sorted())
+        }
+      }
+      return groups
+    }
+  }
+
   /// Songs with neither ReplayGain tags nor a loudness measurement tried yet.
   func pathsNeedingLoudness() throws -> [String] {
     try locked {

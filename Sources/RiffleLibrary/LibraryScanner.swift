@@ -79,6 +79,7 @@ public final class LibraryScanner {
     var report = ScanReport()
     var stored = try index.storedFiles()
     var seen = Set<String>()
+    var readNow = Set<String>()
     var walk = FolderWalk()
     var batch: [ScannedFile] = []
     var beside: [FoundFile] = []
@@ -107,6 +108,7 @@ public final class LibraryScanner {
           switch scanned.result {
           case .success:
             if old?.isSong == true { report.changed += 1 } else { report.new += 1 }
+            readNow.insert(file.path)
           case .failure(let problem):
             if old?.isSong == true { report.removed += 1 }
             report.issues.append(ScanIssue(path: file.path, message: problem.message))
@@ -131,6 +133,16 @@ public final class LibraryScanner {
     }
     stored.removeAll()
     report.removed += try index.remove(gone.sorted())
+
+    // The same song twice (same artist, album, disc, track and title): both are kept, and
+    // said once, by the scan that read one of them.
+    for group in try index.duplicateGroups() where group.contains(where: readNow.contains) {
+      // The one known before goes first: the newcomer is the duplicate.
+      let ordered = group.filter { !readNow.contains($0) } + group.filter(readNow.contains)
+      for path in ordered.dropFirst() {
+        report.issues.append(ScanIssue(path: path, message: "the same song as \(ordered[0])"))
+      }
+    }
 
     if measuresLoudness {
       let loudnessStarted = DispatchTime.now()

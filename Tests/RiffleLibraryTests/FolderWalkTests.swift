@@ -54,7 +54,8 @@ struct FolderWalkTests {
     #expect(found == [root.appendingPathComponent("album/1.mp3").path])
     #expect(
       walk.problems == [
-        ScanIssue(path: root.appendingPathComponent("gone.mp3").path, message: "broken symbolic link"),
+        ScanIssue(
+          path: root.appendingPathComponent("gone.mp3").path, message: "broken symbolic link"),
         ScanIssue(
           path: root.appendingPathComponent("same album").path,
           message: "already scanned as \(root.appendingPathComponent("album").path); skipped"),

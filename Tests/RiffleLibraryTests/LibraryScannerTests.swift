@@ -179,6 +179,25 @@ struct LibraryScannerTests {
     #expect(try setup.index.songs(.search("second")).isEmpty)
   }
 
+  @Test("the same song twice is kept and said once, of the copy, by the scan that found it")
+  func duplicates() throws {
+    let setup = try Setup()
+    _ = try setup.scan()
+    let copy = setup.path("Björk/Homogenic/02 Jóga (1).mp3")
+    try FileManager.default.copyItem(
+      atPath: setup.path("Björk/Homogenic/02 Jóga.mp3"), toPath: copy)
+    let report = try setup.scan()
+    #expect(report.new == 1)
+    // (The link loop in the fixture is said at every scan.)
+    #expect(
+      report.issues.filter { !$0.message.hasPrefix("symbolic link loop") } == [
+        ScanIssue(
+          path: copy, message: "the same song as \(setup.path("Björk/Homogenic/02 Jóga.mp3"))")
+      ])
+    #expect(try setup.index.songs(.search("joga")).count == 2)
+    #expect(try setup.scan().issues.filter { $0.message.hasPrefix("the same song") }.isEmpty)
+  }
+
   @Test("a cover or .lrc added beside an unchanged song is found by the next scan")
   func besideFiles() throws {
     let setup = try Setup()
