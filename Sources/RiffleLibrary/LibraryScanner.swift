@@ -136,7 +136,8 @@ public final class LibraryScanner {
 
     // The same song twice (same artist, album, disc, track and title): both are kept, and
     // said once, by the scan that read one of them.
-    for group in try index.duplicateGroups() where group.contains(where: readNow.contains) {
+    let groups = readNow.isEmpty ? [] : try index.duplicateGroups()
+    for group in groups where group.contains(where: readNow.contains) {
       // The one known before goes first: the newcomer is the duplicate.
       let ordered = group.filter { !readNow.contains($0) } + group.filter(readNow.contains)
       for path in ordered.dropFirst() {
