@@ -15,7 +15,12 @@ public struct FileTags: Equatable, Sendable {
   /// Every tag as FFmpeg names it (ID3 frames already turned into "title", "album_artist", a
   /// TXXX frame into its description), the file's own before its audio stream's, in order.
   /// Text in Latin-1 or UTF-16 is UTF-8 by now; bytes that are not valid UTF-8 are replaced.
-  public var tags: [(key: String, value: String)]
+  public var tags: [(key: String, value: String)] {
+    didSet { byKey = Self.index(tags) }
+  }
+  /// The first value of each tag by its name in lower case (Foundation's case-insensitive
+  /// comparison, tag by tag and field by field, took 4% of a scan's time in `perf`).
+  private var byKey: [String: String]
   /// Length in seconds, when the container says or FFmpeg can tell.
   public var duration: Double?
   /// A picture inside the file (ID3 APIC, MP4 covr, FLAC or Vorbis picture block).
@@ -27,6 +32,7 @@ public struct FileTags: Equatable, Sendable {
   ) {
     self.kind = kind
     self.tags = tags
+    self.byKey = Self.index(tags)
     self.duration = duration
     self.hasEmbeddedPicture = hasEmbeddedPicture
   }
@@ -38,7 +44,15 @@ public struct FileTags: Equatable, Sendable {
 
   /// The first tag named `key` (any case), or nil.
   public func value(_ key: String) -> String? {
-    tags.first { $0.key.caseInsensitiveCompare(key) == .orderedSame }?.value
+    byKey[key.lowercased()]
+  }
+
+  private static func index(_ tags: [(key: String, value: String)]) -> [String: String] {
+    var byKey: [String: String] = [:]
+    for (key, value) in tags where byKey[key.lowercased()] == nil {
+      byKey[key.lowercased()] = value
+    }
+    return byKey
   }
 }
 
