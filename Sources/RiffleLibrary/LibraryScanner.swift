@@ -93,7 +93,7 @@ public final class LibraryScanner {
     }
 
     for root in rootPaths {
-      try walk.walk(root) { files in
+      _ = try walk.walk(root) { files in
         for file in files {
           guard seen.insert(file.path).inserted else { continue }
           let old = stored[file.path]
@@ -103,7 +103,7 @@ public final class LibraryScanner {
             }
             continue
           }
-          let (scanned, notes) = Self.read(file)
+          let (scanned, notes) = try Self.read(file)
           report.issues += notes.map { ScanIssue(path: file.path, message: $0) }
           switch scanned.result {
           case .success:
@@ -157,7 +157,9 @@ public final class LibraryScanner {
   }
 
   /// Reads one file's tags; with notes on what was wrong in them (cut titles, escapes).
-  private static func read(_ file: FoundFile) -> (ScannedFile, [String]) {
+  /// Without FFmpeg no file can be read: that stops the scan rather than marking every file
+  /// unreadable (which would keep them out until each changed).
+  private static func read(_ file: FoundFile) throws(FileTagsError) -> (ScannedFile, [String]) {
     let result: Result<TrackInfo, ScanProblem>
     var notes: [String] = []
     do {
@@ -166,6 +168,8 @@ public final class LibraryScanner {
       (info, notes) = TagMapping.info(
         from: tags, fileName: (file.path as NSString).lastPathComponent)
       result = .success(info)
+    } catch .missingLibrary(let reason) {
+      throw .missingLibrary(reason)
     } catch {
       result = .failure(ScanProblem(message: error.description))
     }
