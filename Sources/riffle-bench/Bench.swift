@@ -50,6 +50,7 @@ enum Bench {
     part("render") { renderFigures() }
     part("terminal") { try terminalFigures() }
     part("library") { try LibraryFigures.figures(runs: runs) }
+    part("library-search") { try LibraryFigures.searchFigures() }
     part("soak") { try system.soakFigures() }
     print(Row.table(rows))
   }
