@@ -37,10 +37,14 @@ enum LibraryFixture {
     return try result.get()
   }
 
+  /// Where the template is made: removed when the test process exits.
+  private static let folder = FileManager.default.temporaryDirectory
+    .appendingPathComponent("riffle-library-fixture-\(getpid())")
+
   private static func build() throws -> URL {
-    let root = FileManager.default.temporaryDirectory
-      .appendingPathComponent("riffle-library-fixture-\(getpid())/Music")
-    try? FileManager.default.removeItem(at: root)
+    let root = folder.appendingPathComponent("Music")
+    try? FileManager.default.removeItem(at: folder)
+    atexit { try? FileManager.default.removeItem(at: LibraryFixture.folder) }
     let cover = TestFiles.fixture("cover.jpg")
     func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
     let bjork = ["artist": "Björk", "album": "Homogenic", "date": "1997", "genre": "Electronic"]
