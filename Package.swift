@@ -80,6 +80,14 @@ let package = Package(
     // PulseAudio's simple API (libpulse-dev): playback and recording for "name that song".
     // Compiled against its headers, loaded with dlopen by the first stream (see CPulseSimple.h).
     .target(name: "CPulseSimple", dependencies: ["CLinux"]),
+    // The library's index: Debian's SQLite (FTS5 for search), linked (one small library).
+    .systemLibrary(
+      name: "CSQLite", pkgConfig: "sqlite3",
+      providers: [.apt(["libsqlite3-dev"])]),
+    // EBU R128 loudness, measured at scan for files without ReplayGain tags.
+    .systemLibrary(
+      name: "CEBUR128", pkgConfig: "libebur128",
+      providers: [.apt(["libebur128-dev"])]),
     // Fingerprints: FFTW's single-precision transforms.
     .systemLibrary(
       name: "CFFTW", pkgConfig: "fftw3f",
@@ -100,6 +108,11 @@ let package = Package(
     .target(
       name: "RiffleFingerprint",
       dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "CFFTW"]),
+    // The user's library: folder scanner, tags (through RiffleAudio's FFmpeg), loudness, the
+    // SQLite index and its search.
+    .target(
+      name: "RiffleLibrary",
+      dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "CSQLite", "CEBUR128", "CLinux"]),
     // Cell screen, views, terminals (ncurses and in-memory), key map, cover art.
     .target(
       name: "RiffleTUI",
@@ -117,7 +130,7 @@ let package = Package(
       name: "riffle",
       dependencies: [
         "RiffleApp", "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleDesktop",
-        "RiffleFingerprint", "CLinux",
+        "RiffleFingerprint", "RiffleLibrary", "CLinux",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       linkerSettings: packedRelocations),
@@ -125,7 +138,9 @@ let package = Package(
     // Figures for docs/performance.md: scripts/bench.sh runs it from a release build.
     .executableTarget(
       name: "riffle-bench",
-      dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleTestSupport"]),
+      dependencies: [
+        "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleLibrary", "RiffleTestSupport",
+      ]),
 
     // Fuzz targets (docs/hardening.md): each takes arbitrary bytes. riffle-fuzz runs one under
     // libFuzzer when built with -sanitize=fuzzer (scripts/harden.sh), or replays files.
@@ -146,6 +161,9 @@ let package = Package(
     .testTarget(
       name: "RiffleFingerprintTests",
       dependencies: ["RiffleFingerprint", "RiffleAudio", "RiffleAPI", "RiffleTestSupport"]),
+    .testTarget(
+      name: "RiffleLibraryTests",
+      dependencies: ["RiffleLibrary", "RiffleAudio", "RiffleCore", "RiffleTestSupport"]),
     .testTarget(name: "RiffleAPITests", dependencies: ["RiffleAPI", "RiffleTestSupport"]),
     .testTarget(
       name: "RiffleAudioTests", dependencies: ["RiffleAudio", "RiffleAPI", "RiffleTestSupport"]),
@@ -164,7 +182,9 @@ let package = Package(
       name: "RiffleFuzzTests", dependencies: ["RiffleFuzzTargets", "RiffleTestSupport"]),
     .testTarget(
       name: "RiffleEndToEndTests",
-      dependencies: ["RiffleTestSupport", "RiffleCore", "RiffleAudio", "RiffleDesktop"]),
+      dependencies: [
+        "RiffleTestSupport", "RiffleCore", "RiffleAudio", "RiffleDesktop", "RiffleLibrary",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -18,6 +18,8 @@ packages=(
   libsystemd-dev      # sd-bus: MPRIS and notifications on the D-Bus session bus
   make                # make install / uninstall
   libfftw3-dev        # fingerprints: the short-time spectra (FFTW, single precision)
+  libsqlite3-dev      # the music library's index (SQLite with FTS5)
+  libebur128-dev      # the music library: EBU R128 loudness of songs without ReplayGain
   libpulse-dev        # PulseAudio's simple API: playback, and recording for "name that song"
   ncurses-term        # terminfo for tmux-256color, xterm-direct, ...
   tmux                # the end-to-end tests drive the real screen through it

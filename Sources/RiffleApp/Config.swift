@@ -15,6 +15,9 @@ import TOMLKit
 ///
 /// [notifications]
 /// enabled = true              # a desktop notification when a song starts (off by default)
+///
+/// [library]
+/// folders = ["/home/me/Music"]  # the library's folders (`riffle library add PATH`)
 /// ```
 ///
 /// Top-level settings: `itunes_url = "https://itunes.apple.com"` (the search catalog) and
@@ -31,6 +34,8 @@ public struct Config: Equatable, Sendable {
   public var lyricsURL: URL?
   /// Desktop notifications on song change (`[notifications] enabled`).
   public var notifications = false
+  /// The library's folders (`[library] folders`), absolute paths.
+  public var libraryFolders: [String] = []
 
   public init(
     keyMap: KeyMap = .standard, theme: Theme = .standard, itunesURL: URL? = nil,
@@ -45,6 +50,7 @@ public struct Config: Equatable, Sendable {
   public static func == (a: Config, b: Config) -> Bool {
     a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings && a.itunesURL == b.itunesURL
       && a.lyricsURL == b.lyricsURL && a.notifications == b.notifications
+      && a.libraryFolders == b.libraryFolders
   }
 
   /// Settings that hold a base URL, and where each goes.
@@ -127,7 +133,7 @@ public struct Config: Equatable, Sendable {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 
     let urlNames = Set(urlSettings.map(\.name))
-    let sections: Set = ["keys", "theme", "notifications"]
+    let sections: Set = ["keys", "theme", "notifications", "library"]
     for key in table.keys where !sections.contains(key) && !urlNames.contains(key) {
       problems.append(
         Problem(line: lineOf(key, section: nil, in: lines), message: "unknown setting '\(key)'"))
@@ -163,6 +169,9 @@ public struct Config: Equatable, Sendable {
     }
     if let notifications = table["notifications"] {
       applyNotifications(notifications, lines: lines, to: &config, problems: &problems)
+    }
+    if let library = table["library"] {
+      applyLibrary(library, lines: lines, to: &config, problems: &problems)
     }
     return (config, problems)
   }
@@ -353,6 +362,74 @@ public struct Config: Equatable, Sendable {
           Problem(line: line, message: "'\(name)' must be \"#rrggbb\" or a palette number 0-255"))
       }
     }
+  }
+
+  private static func applyLibrary(
+    _ value: any TOMLValueConvertible, lines: [String], to config: inout Config,
+    problems: inout [Problem]
+  ) {
+    guard let table = value.table else {
+      problems.append(
+        Problem(
+          line: lineOf("library", section: nil, in: lines), message: "[library] must be a table"))
+      return
+    }
+    for name in table.keys.sorted() {
+      let line = lineOf(name, section: "library", in: lines)
+      guard name == "folders" else {
+        problems.append(Problem(line: line, message: "unknown library setting '\(name)'"))
+        continue
+      }
+      guard let array = table[name]?.array else {
+        problems.append(
+          Problem(line: line, message: "'folders' must be a list of paths (ignored)"))
+        continue
+      }
+      for item in array {
+        if let path = item.string, path.hasPrefix("/") {
+          if !config.libraryFolders.contains(path) { config.libraryFolders.append(path) }
+        } else {
+          problems.append(
+            Problem(line: line, message: "'folders' holds something not an absolute path (ignored)")
+          )
+        }
+      }
+    }
+  }
+
+  /// The config file's text with `[library] folders` set to `folders`: the section is written
+  /// anew (it holds nothing else), everything else in the file is kept as it was, comments too.
+  public static func settingLibraryFolders(_ folders: [String], in text: String) -> String {
+    let quoted = folders.map { path -> String in
+      var escaped = ""
+      for scalar in path.unicodeScalars {
+        switch scalar {
+        case "\\": escaped += "\\\\"
+        case "\"": escaped += "\\\""
+        case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+          escaped += String(format: "\\u%04X", scalar.value)
+        default: escaped.unicodeScalars.append(scalar)
+        }
+      }
+      return "  \"\(escaped)\","
+    }
+    let section = (["[library]", "folders = ["] + quoted + ["]"]).joined(separator: "\n")
+    var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    if let start = lines.firstIndex(where: {
+      $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: " ", with: "") == "[library]"
+    }) {
+      // The section runs to the next table header; the lines of a list never start with "[".
+      var end = start + 1
+      while end < lines.count, !lines[end].trimmingCharacters(in: .whitespaces).hasPrefix("[") {
+        end += 1
+      }
+      lines.replaceSubrange(start..<end, with: [section, ""])
+      return lines.joined(separator: "\n")
+    }
+    var result = text
+    if !result.isEmpty && !result.hasSuffix("\n") { result += "\n" }
+    if !result.isEmpty { result += "\n" }
+    return result + section + "\n"
   }
 
   private static func applyNotifications(

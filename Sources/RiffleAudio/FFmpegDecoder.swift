@@ -231,7 +231,10 @@ public final class FFmpegDecoder: AudioDecoder {
     return true
   }
 
-  private var demuxerName: String {
+  private var demuxerName: String { FFmpegDecoder.demuxerName(for: kind) }
+
+  /// The one demuxer that opens a sniffed container (FFmpeg never probes on its own).
+  static func demuxerName(for kind: AudioKind) -> String {
     switch kind {
     case .mp4: return "mp4"
     case .aac: return "aac"
@@ -489,7 +492,9 @@ public final class FFmpegDecoder: AudioDecoder {
   }
 
   /// FFmpeg's own words for an error code.
-  private func message(_ code: Int32) -> String {
+  private func message(_ code: Int32) -> String { FFmpegDecoder.message(code, ff) }
+
+  static func message(_ code: Int32, _ ff: RiffleFFmpeg) -> String {
     var text = [CChar](repeating: 0, count: 128)
     if ff.av_strerror(code, &text, text.count) < 0 { return "FFmpeg error \(code)" }
     let bytes = text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }

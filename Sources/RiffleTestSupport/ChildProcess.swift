@@ -49,6 +49,17 @@ public final class ChildProcess: @unchecked Sendable {
     return signal == 0 ? (status >> 8) & 0xff : 128 + signal
   }
 
+  /// Waits for the end like `wait()`, and returns what the process used (wait4's rusage:
+  /// peak resident memory, CPU time).
+  public func waitWithUsage() -> (status: Int32, usage: rusage) {
+    var status: Int32 = 0
+    var usage = rusage()
+    while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+    exited = true
+    let signal = status & 0x7f
+    return (signal == 0 ? (status >> 8) & 0xff : 128 + signal, usage)
+  }
+
   public func stop() {
     guard !exited else { return }
     kill(pid, SIGTERM)

@@ -49,6 +49,8 @@ enum Bench {
     part("decode") { try system.decodeFigures() }
     part("render") { renderFigures() }
     part("terminal") { try terminalFigures() }
+    part("library") { try LibraryFigures.figures(runs: runs) }
+    part("library-search") { try LibraryFigures.searchFigures() }
     part("soak") { try system.soakFigures() }
     print(Row.table(rows))
   }

@@ -41,7 +41,7 @@ struct Riffle: ParsableCommand {
     // ArgumentParser lists --version in the help and the completions; `main()` answers it with
     // the full report, which reads /proc/self/maps and so must not run on every start.
     version: RiffleVersion.string,
-    subcommands: [Play.self, Search.self, Artist.self, Identify.self, Doctor.self],
+    subcommands: [Play.self, Search.self, Artist.self, Library.self, Identify.self, Doctor.self],
     defaultSubcommand: Play.self)
 
   static func main() {

@@ -4,6 +4,7 @@ import RiffleAudio
 import RiffleCore
 import RiffleDesktop
 import RiffleFingerprint
+import RiffleLibrary
 import RiffleTUI
 
 #if canImport(Glibc)
@@ -17,7 +18,7 @@ enum VersionReport {
   static func text() -> String {
     let libraries =
       NetworkLibraries.linked + AudioLibraries.linked + ScreenLibraries.linked
-      + DesktopLibraries.linked + FingerprintLibraries.linked
+      + DesktopLibraries.linked + FingerprintLibraries.linked + LibraryLibraries.linked
     let rows = libraries.map { library -> (name: String, version: String, file: String) in
       let file = loadedFile(library.address)
       var version = library.version ?? file.flatMap(packageVersion) ?? "(no version call)"

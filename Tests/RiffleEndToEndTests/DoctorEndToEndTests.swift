@@ -209,9 +209,12 @@ struct DoctorEndToEndTests {
     #expect(line("libpulse").contains(try modversion("libpulse")), "\(line("libpulse"))")
     #expect(
       line("libswresample").contains(try modversion("libswresample")), "\(line("libswresample"))")
+    #expect(
+      line("libsqlite3").contains("\(try modversion("sqlite3")) (FTS5)"), "\(line("libsqlite3"))")
+    #expect(line("libebur128").contains(try modversion("libebur128")), "\(line("libebur128"))")
     for name in [
       "libcurl", "libmpg123", "libavformat", "libavcodec", "libswresample", "libavutil", "libao",
-      "ncursesw", "chafa", "libsystemd", "libpulse", "libfftw3f",
+      "ncursesw", "chafa", "libsystemd", "libpulse", "libfftw3f", "libsqlite3", "libebur128",
     ] {
       let text = line(name)
       let file = text.split(separator: " ").last.map(String.init) ?? ""

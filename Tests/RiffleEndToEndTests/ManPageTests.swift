@@ -20,7 +20,10 @@ struct ManPageTests {
   @Test("every option of every command's --help is in the man page, and every command")
   func optionsDocumented() throws {
     var text = ""
-    for command in [[], ["play"], ["search"], ["artist"], ["identify"], ["doctor"]] {
+    for command in [
+      [], ["play"], ["search"], ["artist"], ["identify"], ["doctor"], ["library"],
+      ["library", "add"], ["library", "scan"], ["library", "search"],
+    ] {
       let help = try runProgram(TestFiles.riffleBinary, command + ["--help"])
       #expect(help.status == 0)
       text += help.stdout
@@ -36,9 +39,12 @@ struct ManPageTests {
     for option in options {
       #expect(page.contains(option), "the man page does not mention \(option)")
     }
-    for command in ["play", "search", "artist", "identify", "doctor"] {
+    for command in ["play", "search", "artist", "identify", "doctor", "library"] {
       #expect(text.contains("  \(command) "), "--help does not list \(command)")
       #expect(page.contains(".B riffle \(command)") || page.contains(".BR \(command) "))
+    }
+    for command in ["add", "scan", "search"] {
+      #expect(page.contains(".B riffle library \(command)"))
     }
   }
 

@@ -37,6 +37,7 @@
   X(av_channel_layout_copy)            \
   X(av_channel_layout_default)         \
   X(av_channel_layout_uninit)          \
+  X(av_dict_get)                       \
   /* libswresample */                  \
   X(swresample_version)                \
   X(swr_alloc_set_opts2)               \
