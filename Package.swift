@@ -121,8 +121,8 @@ let package = Package(
     .target(
       name: "RiffleApp",
       dependencies: [
-        "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleFingerprint", "CLinux",
-        .product(name: "TOMLKit", package: "TOMLKit"),
+        "RiffleCore", "RiffleAPI", "RiffleAudio", "RiffleTUI", "RiffleFingerprint",
+        "RiffleLibrary", "CLinux", .product(name: "TOMLKit", package: "TOMLKit"),
       ]),
     // The desktop: MPRIS 2 and notifications on the D-Bus session bus (sd-bus).
     .target(name: "RiffleDesktop", dependencies: ["RiffleCore", "CSystemd", "CLinux"]),

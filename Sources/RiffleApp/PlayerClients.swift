@@ -2,6 +2,7 @@ import Foundation
 import RiffleAPI
 import RiffleAudio
 import RiffleCore
+import RiffleLibrary
 
 /// The outside world as the view model sees it: closures with a live value and test values.
 public struct PlayerClients: Sendable {
@@ -62,8 +63,11 @@ public struct PageClient: Sendable {
     self.load = load
   }
 
-  /// Feeds through `feeds`, searches and artists through the iTunes Search API.
-  public static func live(feeds: FeedSource, itunes: ITunesCatalog) -> PageClient {
+  /// Feeds through `feeds`, searches and artists through the iTunes Search API, playlists
+  /// through the HTTP client, the library from its index.
+  public static func live(
+    feeds: FeedSource, itunes: ITunesCatalog, library: @escaping @Sendable () -> LibraryIndex?
+  ) -> PageClient {
     PageClient { kind, cursor, done in
       switch kind {
       case .feed(let url):
@@ -77,6 +81,10 @@ public struct PageClient: Sendable {
       case .queue:
         // The reducer has up next itself; nothing to fetch.
         done(.success(SourcePage(songs: [])))
+      case .library(let query):
+        BackgroundWork.run("riffle.library.page") {
+          done(libraryPage(library(), query, cursor))
+        }
       }
     }
   }
@@ -202,5 +210,28 @@ extension PlaybackEvent {
     case .finished(let id): return .trackFinished(playID: id)
     case .failed(let id, let reason): return .playbackFailed(playID: id, reason)
     }
+  }
+}
+
+/// Songs of the library asked for at a time, as the index orders them.
+let libraryPageSize = 100
+
+/// One page of a library query from the index (on a work queue: SQLite reads the disk).
+private func libraryPage(_ index: LibraryIndex?, _ query: LibraryQuery, _ cursor: PageCursor?)
+  -> Result<SourcePage, Failure>
+{
+  guard let index else {
+    return .failure(Failure("The library's index cannot be opened (see riffle doctor)"))
+  }
+  var offset = 0
+  if case .offset(let from, _)? = cursor { offset = from }
+  do {
+    let songs = try index.playerSongs(query, offset: offset, limit: libraryPageSize)
+    let next =
+      songs.count < libraryPageSize
+      ? nil : PageCursor.offset(offset + songs.count, limit: libraryPageSize)
+    return .success(SourcePage(songs: songs, next: next))
+  } catch {
+    return .failure(Failure("The library cannot be read: \(error)"))
   }
 }

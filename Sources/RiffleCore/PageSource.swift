@@ -15,6 +15,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
   case playlist(URL)
   /// The songs waiting to play ("up next"), shown as pages.
   case queue
+  /// Songs of the user's library (`riffle library`, `riffle FOLDER`).
+  case library(LibraryQuery)
 
   /// How the status line names the source ("“blue”", "Mira Sol's top songs").
   public var label: String {
@@ -22,6 +24,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .feed: return "the feed"
     case .playlist(let url): return "the playlist \u{201C}\(url.lastPathComponent)\u{201D}"
     case .queue: return "up next"
+    case .library(let query): return query.label
     case .search(let term): return "\u{201C}\(term)\u{201D}"
     case .artist(let name): return "\(name)\u{2019}s top songs"
     }
@@ -33,6 +36,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .feed: return nil
     case .playlist(let url): return url.deletingPathExtension().lastPathComponent
     case .queue: return "Up next"
+    case .library(let query): return query.title
     case .search(let term): return "Results for \u{201C}\(term)\u{201D}"
     case .artist: return label
     }
@@ -43,6 +47,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
     switch self {
     case .feed, .queue: return "Loading songs\u{2026}"
     case .playlist: return "Reading the playlist\u{2026}"
+    case .library: return "Reading the library\u{2026}"
     case .search(let term): return "Searching for \u{201C}\(term)\u{201D}\u{2026}"
     case .artist(let name): return "Finding \(name)\u{2019}s top songs\u{2026}"
     }
@@ -54,6 +59,9 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .feed: return "The feed has no songs"
     case .playlist: return "The playlist has no songs that can be played"
     case .queue: return "Nothing is up next"
+    case .library(.search(let term)):
+      return "Nothing in the library matches \u{201C}\(term)\u{201D}"
+    case .library: return "No songs in the library here: add folders with riffle library add"
     case .search(let term): return "No songs found for \u{201C}\(term)\u{201D}"
     case .artist(let name): return "No songs found for the artist \u{201C}\(name)\u{201D}"
     }
@@ -65,6 +73,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .feed: return "End of the feed"
     case .playlist: return "End of the playlist"
     case .queue: return "End of up next"
+    case .library: return "End of the library"
     case .search, .artist: return "End of the results"
     }
   }
@@ -78,7 +87,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
         : "skipped \(count) songs without an id or audio URL"
     case .search, .artist:
       return "\(count) without a preview"
-    case .playlist, .queue:
+    case .playlist, .queue, .library:
       return count == 1
         ? "skipped 1 entry that cannot be played" : "skipped \(count) entries that cannot be played"
     }
@@ -88,7 +97,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
   /// be a few songs each; a catalog's batches are 25 from a slower, rate-limited API.
   public var lookahead: Int {
     switch self {
-    case .feed, .playlist, .queue: return 3
+    case .feed, .playlist, .queue, .library: return 3
     case .search, .artist: return 5
     }
   }
@@ -182,6 +191,48 @@ public struct PageSource: Equatable, Sendable {
     switch phase {
     case .waiting(let reason), .failed(let reason): return reason
     case .idle, .loading: return nil
+    }
+  }
+}
+
+/// Which songs of the library to page through.
+public enum LibraryQuery: Hashable, Sendable, Codable {
+  /// Every song in album order: artist (the album artist where there is one), album, disc
+  /// (none counts as 1), track; files without an artist or album after them, by folder and file name.
+  case all
+  /// One album's songs in order; `artist` is its album artist (or artist), nil for any.
+  case album(String, artist: String?)
+  /// An artist's songs (as artist or album artist), in album order.
+  case artist(String)
+  /// The songs under a folder (an absolute path), in album order: `riffle PATH`.
+  case folder(String)
+  /// Full-text search over title, artist, album artist, album and genre: every word must
+  /// match the start of a word, case and accents aside (`bjo` finds Björk). Best match first
+  /// once a word has three characters; before that, in the order songs were indexed.
+  case search(String)
+}
+
+extension LibraryQuery {
+  /// How the status line names the query.
+  public var label: String {
+    switch self {
+    case .all: return "your library"
+    case .album(let album, _): return "the album \u{201C}\(album)\u{201D}"
+    case .artist(let artist): return "\(artist) in your library"
+    case .folder(let path):
+      return "the folder \u{201C}\((path as NSString).lastPathComponent)\u{201D}"
+    case .search(let term): return "\u{201C}\(term)\u{201D} in your library"
+    }
+  }
+
+  /// The top line's name for the pages.
+  public var title: String {
+    switch self {
+    case .all: return "Library"
+    case .album(let album, _): return album
+    case .artist(let artist): return artist
+    case .folder(let path): return (path as NSString).lastPathComponent
+    case .search(let term): return "Library: \u{201C}\(term)\u{201D}"
     }
   }
 }

@@ -22,8 +22,10 @@ public enum PlayerAction: Equatable, Sendable {
   case submitSearch
   /// Esc: closes the prompt (and drops a source still waiting for its first page).
   case cancelSearch
-  /// `a`: the top songs of the current song's artist.
+  /// `a`: the top songs of the current song's artist (in the library, the artist's songs).
   case showArtist
+  /// `b`: the current song's album, from the library.
+  case showAlbum
 
   // The listening session: up next, shuffle, repeat, volume, sharing, resuming.
   /// Adds the song on this page to the end of up next.
@@ -125,7 +127,8 @@ extension PlayerAction {
   public var isUserIntent: Bool {
     switch self {
     case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit,
-      .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .toggleLyrics,
+      .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .showAlbum,
+      .toggleLyrics,
       .scrollLyrics, .pageLyrics, .identify, .enqueue, .playNext, .showQueue, .moveInQueue,
       .removeFromQueue, .clearQueue, .toggleShuffle, .cycleRepeat, .changeVolume, .toggleMute,
       .share, .savePlaylist:

@@ -170,10 +170,9 @@ public struct PlayerState: Equatable, Sendable {
   }
 
   public var canGoPrevious: Bool { index > 0 && !songs.isEmpty }
-  /// Whether Next has somewhere to go: a later page, the queue, a song shuffle has not played
-  /// this round, or the start again when repeating all.
+  /// Whether Next has somewhere to go: a later page, a song shuffle has not played this
+  /// round, or the start again when repeating all. (Up next plays when a song ends.)
   public var canGoNext: Bool {
-    if !queue.isEmpty && source?.kind != .queue { return true }
     guard !songs.isEmpty else { return false }
     if repeatMode == .all { return true }
     if shuffle { return songs.contains { !shuffleRound.contains($0.id) } }

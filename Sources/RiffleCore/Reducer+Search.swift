@@ -20,7 +20,9 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
     let term = prompt.text.trimmingCharacters(in: .whitespaces)
     guard !term.isEmpty else { return [] }
     state.searchHistory = state.searchHistory.recording(term)
-    return [.saveSearchHistory(state.searchHistory)] + reducePages(&state, .open(.search(term)))
+    // Over the library, / searches the library; elsewhere, iTunes.
+    let kind: SourceKind = state.searchesLibrary ? .library(.search(term)) : .search(term)
+    return [.saveSearchHistory(state.searchHistory)] + reducePages(&state, .open(kind))
 
   case .cancelSearch:
     if state.overlay == .search {
@@ -39,7 +41,20 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
       state.notice = "This song does not name its artist"
       return []
     }
+    // A song of the library: the artist's songs in the library; otherwise the top songs.
+    if case .library = state.source?.kind {
+      return reducePages(&state, .open(.library(.artist(name))))
+    }
     return reducePages(&state, .open(.artist(name)))
+
+  case .showAlbum:
+    guard let song = state.currentSong, case .library = state.source?.kind,
+      let album = song.album, !album.isEmpty
+    else {
+      state.notice = "Only a song of your library shows its album"
+      return []
+    }
+    return reducePages(&state, .open(.library(.album(album, artist: nil))))
 
   default:
     return []
@@ -49,4 +64,12 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
 private func closePrompt(_ state: inout PlayerState) {
   state.search = nil
   if state.overlay == .search { state.overlay = nil }
+}
+
+extension PlayerState {
+  /// True when `/` searches the library rather than iTunes: the pages are the library's.
+  public var searchesLibrary: Bool {
+    if case .library = source?.kind { return true }
+    return false
+  }
 }

@@ -130,8 +130,8 @@ func flash(_ state: inout PlayerState, _ text: String) -> [PlayerEffect] {
 
 /// Moves on from the current song: `ended` when it finished by itself (Next, when not).
 ///
-/// Repeat one plays it again (only when it ended); up next comes before the pages (its song
-/// goes in as the next page); shuffle draws a song not played this round; otherwise the next
+/// When it ended: repeat one plays it again, and up next comes before the pages (its song goes
+/// in as the next page). Then shuffle draws a song not played this round; otherwise the next
 /// page, and after the last, the first again when repeating all.
 func advance(_ state: inout PlayerState, ended: Bool) -> [PlayerEffect] {
   if ended, state.repeatMode == .one, state.currentSong != nil { return playCurrent(&state) }
@@ -139,7 +139,8 @@ func advance(_ state: inout PlayerState, ended: Bool) -> [PlayerEffect] {
     // Heard from up next: it leaves the queue.
     state.queue.removeAll { $0.id == song.id }
   }
-  if !state.queue.isEmpty, state.source?.kind != .queue {
+  // Up next plays when a song ends; the arrows and Next still page through the pages.
+  if ended, !state.queue.isEmpty, state.source?.kind != .queue {
     let song = state.queue.removeFirst()
     if state.songs.indices.contains(state.index + 1), state.songs[state.index + 1].id == song.id {
       // Already the next page.

@@ -2,23 +2,6 @@ import Foundation
 import RiffleAPI
 import RiffleCore
 
-/// Which songs of the library to page through.
-public enum LibraryQuery: Hashable, Sendable {
-  /// Every song in album order: artist (the album artist where there is one), album, disc
-  /// (none counts as 1), track; files without an artist or album after them, by folder and file name.
-  case all
-  /// One album's songs in order; `artist` is its album artist (or artist), nil for any.
-  case album(String, artist: String?)
-  /// An artist's songs (as artist or album artist), in album order.
-  case artist(String)
-  /// The songs under a folder (an absolute path), in album order: `riffle PATH`.
-  case folder(String)
-  /// Full-text search over title, artist, album artist, album and genre: every word must
-  /// match the start of a word, case and accents aside (`bjo` finds Björk). Best match first
-  /// once a word has three characters; before that, in the order songs were indexed.
-  case search(String)
-}
-
 /// One song of the library: the `Song` the player shows and plays, and what else the index
 /// keeps about it.
 public struct LibrarySong: Equatable, Sendable {

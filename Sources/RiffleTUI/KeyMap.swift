@@ -61,11 +61,12 @@ extension Command {
       help: "forward 10 s"),
     Command("restart", .seekTo(0), keys: [.home], help: "start of the song"),
     Command(
-      "search", .openSearch, keys: [.char("/")], help: "search iTunes",
+      "search", .openSearch, keys: [.char("/")], help: "search (iTunes, or the library)",
       hint: Hint(label: "search", dropAt: 3)),
     Command(
-      "artist", .showArtist, keys: [.char("a")], help: "the artist's top songs",
+      "artist", .showArtist, keys: [.char("a")], help: "the artist's songs",
       hint: Hint(label: "artist", dropAt: 1)),
+    Command("album", .showAlbum, keys: [.char("b")], help: "the album (your library)"),
     Command(
       "lyrics", .toggleLyrics, keys: [.char("y")], help: "show / hide lyrics",
       hint: Hint(label: "lyrics", dropAt: 2)),

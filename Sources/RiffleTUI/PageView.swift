@@ -58,7 +58,7 @@ public struct PageView {
     if let identify = state.identify { drawListening(&screen, identify) }
     if state.overlay == .help { drawHelp(&screen) }
     if state.overlay == .search, let prompt = state.search {
-      drawSearch(&screen, prompt: prompt)
+      drawSearch(&screen, prompt: prompt, library: state.searchesLibrary)
     }
     return screen
   }
@@ -375,7 +375,7 @@ public struct PageView {
   }
 
   /// The search prompt: a box across the upper part of the page with the line being typed.
-  private func drawSearch(_ screen: inout Screen, prompt: SearchPrompt) {
+  private func drawSearch(_ screen: inout Screen, prompt: SearchPrompt, library: Bool) {
     let boxWidth = min(screen.width - 2, 64)
     let boxHeight = min(5, screen.height)
     let x = (screen.width - boxWidth) / 2
@@ -386,7 +386,8 @@ public struct PageView {
     label.bold = true
     label.foreground = theme.accent
     let lineY = y + (boxHeight >= 5 ? 2 : boxHeight / 2)
-    if boxHeight >= 5 { screen.put("Search iTunes", x: x + 2, y: y + 1, style: label) }
+    let heading = library ? "Search your library" : "Search iTunes"
+    if boxHeight >= 5 { screen.put(heading, x: x + 2, y: y + 1, style: label) }
     let field = SearchField.layout(prompt, width: max(1, boxWidth - 6))
     let fieldStart = screen.put("/ ", x: x + 2, y: lineY, style: label) + x + 2
     screen.put(field.text, x: fieldStart, y: lineY, style: box, maxWidth: boxWidth - 6)

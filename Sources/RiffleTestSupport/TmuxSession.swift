@@ -124,6 +124,14 @@ public final class TmuxSession: @unchecked Sendable {
     kill()
   }
 
+  /// Runs a tmux command on this session's server (`set-option`, `show-buffer`, ...) and
+  /// returns what it printed, or nil when it failed.
+  @discardableResult
+  public func tmux(_ arguments: String...) -> String? {
+    let result = Self.run(tmuxPath, socketPath: socketPath, arguments)
+    return result.status == 0 ? result.output : nil
+  }
+
   /// Sends keys by tmux name, e.g. `"Right"`, `"Space"`, `"Enter"`,
   /// `"q"`, `"C-c"`, `"Escape"`, one key name per argument.
   public func sendKeys(_ keys: String...) {

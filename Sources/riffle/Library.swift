@@ -16,11 +16,19 @@ struct Library: ParsableCommand {
     abstract: "Your own music: the folders you add, indexed and searchable.",
     discussion: """
       Examples:
+        riffle library                          # play the library, in album order
         riffle library add ~/Music /mnt/music   # remember folders (config.toml, [library])
         riffle library scan                     # bring the index up to date
         riffle library search bjork             # ARTIST - ALBUM - NN TITLE  PATH, one a line
       """,
     subcommands: [LibraryAdd.self, LibraryScan.self, LibrarySearch.self])
+
+  @OptionGroup var options: PlayerOptions
+
+  /// `riffle library`: every song of the library as pages, in album order.
+  func run() throws {
+    try options.launch(.library(.all))
+  }
 
   static var configFile: URL {
     AppPaths.fromEnvironment().config.appendingPathComponent("config.toml")

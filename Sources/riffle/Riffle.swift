@@ -6,6 +6,7 @@ import RiffleApp
 import RiffleAudio
 import RiffleCore
 import RiffleFingerprint
+import RiffleLibrary
 import RiffleTUI
 
 #if canImport(Glibc)
@@ -249,10 +250,36 @@ enum Start {
 
 extension Riffle {
 
-  /// What a `riffle SOURCE` argument opens: a playlist file (by its name), else a feed.
+  /// What a `riffle SOURCE` argument opens: a folder of music (scanned into the library
+  /// first), a playlist file (by its name), else a feed.
   static func resolveKind(_ source: String) throws -> SourceKind {
+    let path = URL(fileURLWithPath: source).standardizedFileURL
+    var isFolder: ObjCBool = false
+    if !source.contains("://"),
+      FileManager.default.fileExists(atPath: path.path, isDirectory: &isFolder),
+      isFolder.boolValue,
+      !FileManager.default.fileExists(atPath: path.appendingPathComponent("songs.json").path)
+    {
+      try scanFolder(path)
+      return .library(.folder(path.path))
+    }
     let url = try resolveSource(source)
     return PlaylistFile.looksLikePlaylist(url) ? .playlist(url) : .feed(url)
+  }
+
+  /// Brings the library's index up to date with one folder before its songs show (only what
+  /// changed is read again; loudness is left to `riffle library scan`).
+  static func scanFolder(_ folder: URL) throws {
+    let shown = TextSanitizer.sanitize(folder.path)
+    print("Scanning \(shown)\u{2026}")
+    do {
+      let scanner = LibraryScanner(index: try LibraryIndex())
+      scanner.measuresLoudness = false
+      let report = try scanner.scan(roots: [folder]) { print($0) }
+      print(report.summary)
+    } catch {
+      throw ValidationError("cannot scan \(shown): \(error)")
+    }
   }
 
   /// The feed to open: the argument as a URL or path, or the bundled catalog.
@@ -344,7 +371,9 @@ private func startPlayer(
   let sessionFile = paths.sessionFile
   let playlistFolder = paths.playlists
   let clients = PlayerClients(
-    pages: .live(feeds: FeedSource(), itunes: ITunesCatalog(base: services.itunes)),
+    pages: .live(
+      feeds: FeedSource(), itunes: ITunesCatalog(base: services.itunes),
+      library: { LibraryIndexHolder.shared.index }),
     audio: .live(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
       output: { try driver.open() },
@@ -444,6 +473,28 @@ private func startPlayer(
   if let first = problems.first {
     let more = problems.count > 1 ? " (and \(problems.count - 1) more in the log)" : ""
     model.send(.notify("\(first)\(more)"))
+  }
+}
+
+/// The library's index, opened when a library page is first asked for.
+private final class LibraryIndexHolder: @unchecked Sendable {
+  static let shared = LibraryIndexHolder()
+  private let lock = NSLock()
+  private var opened: LibraryIndex??
+
+  var index: LibraryIndex? {
+    lock.withLock {
+      if let opened { return opened }
+      let index: LibraryIndex?
+      do {
+        index = try LibraryIndex()
+      } catch {
+        FileHandle.standardError.write(Data("library: \(error)\n".utf8))
+        index = nil
+      }
+      opened = .some(index)
+      return index
+    }
   }
 }
 

@@ -29,6 +29,7 @@ private enum Paging {
   static func cursor(_ kind: SourceKind, _ n: Int) -> PageCursor {
     switch kind {
     case .feed, .playlist, .queue: return .page(n, size: 10)
+    case .library: return .offset(n * 100, limit: 100)
     case .search, .artist: return .offset(n * 25, limit: 25)
     }
   }

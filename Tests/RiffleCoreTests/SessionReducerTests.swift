@@ -53,18 +53,16 @@ struct QueueReducerTests {
     store.send(.enqueue, effects: [.after(Flash.seconds, .clearFlash(2))]) {
       $0.flash = Flash("Already up next", id: 2)
     }
-    store.send(.next, effects: [.play(Tracks.other(1), playID: 2)]) {
-      // Up next comes before the pages: its song goes in as the next page.
-      $0.queue = [Tracks.page(0)]
-      $0.songs.insert(Tracks.other(1), at: 1)
+    // The arrows still page; up next waits for the song to end.
+    store.send(.next, effects: [.play(Tracks.page(1), playID: 2)]) {
       $0.index = 1
       $0.playID = 2
       $0.playback = .loading
-      $0.duration = 30
+      $0.duration = 101
     }
     store.send(.playNext, effects: [.after(Flash.seconds, .clearFlash(3))]) {
-      $0.queue = [Tracks.other(1), Tracks.page(0)]
-      $0.flash = Flash("\u{201C}Other 1\u{201D} plays next", id: 3)
+      $0.queue = [Tracks.page(1), Tracks.other(1), Tracks.page(0)]
+      $0.flash = Flash("\u{201C}Page 1\u{201D} plays next", id: 3)
     }
     store.send(.clearFlash(2))
     store.send(.clearFlash(3)) { $0.flash = nil }
@@ -74,7 +72,6 @@ struct QueueReducerTests {
   func queueThenPages() {
     let queued = [Tracks.other(1), Tracks.other(2)]
     var store = ReducerTestStore(Tracks.playing(queue: queued))
-    #expect(store.state.canGoNext)
     store.send(.trackFinished(playID: 1), effects: [.play(Tracks.other(1), playID: 2)]) {
       $0.queue = [Tracks.other(2)]
       $0.songs.insert(Tracks.other(1), at: 1)
