@@ -110,17 +110,6 @@ public final class Artwork {
     onReady?(key.songID)
   }
 
-  /// The colour mode for art on a terminal: what the environment promises, within what the
-  /// terminal's colour pairs can carry (true colour through a 256-colour terminfo would be
-  /// squeezed into the cube; chafa's own 256-colour rendering looks better).
-  public static func mode(environment: [String: String], terminalColors: Int) -> ColorMode {
-    let wanted = ColorMode.detect(environment: environment, terminalColors: terminalColors)
-    if wanted == .trueColor && terminalColors < 1 << 24 {
-      return terminalColors >= 256 ? .palette256 : terminalColors >= 16 ? .basic16 : .basic8
-    }
-    return wanted
-  }
-
   /// Covers through the shared client, kept on disk so paging back offline still shows them.
   public static func liveLoader(client: HTTPClient, cache: DiskCache) -> Loader {
     return { url, done in

@@ -19,9 +19,18 @@ public final class NCursesTerminal: Terminal {
   }
 
   /// Takes over the terminal: alternate screen, no echo, keys one at a time, no cursor.
-  public init() throws {
+  /// `entry` names the terminfo entry to use instead of `TERM`'s (see `ColorChoice`).
+  public init(entry: String? = nil) throws {
     NCursesTerminal.chooseLocale()
-    guard initscr() != nil else { throw TerminalError("cannot start the terminal (is TERM set?)") }
+    if let entry, entry != ProcessInfo.processInfo.environment["TERM"] {
+      guard riffle_nc_newterm(entry) == OK else {
+        throw TerminalError("cannot start the terminal as \(entry)")
+      }
+    } else {
+      guard initscr() != nil else {
+        throw TerminalError("cannot start the terminal (is TERM set?)")
+      }
+    }
     cbreak()
     noecho()
     nonl()
@@ -127,6 +136,12 @@ public final class NCursesTerminal: Terminal {
     switch color {
     case .default: return -1
     case .palette(let index):
+      // In direct colour only 0...7 are palette entries; the rest are RGB values.
+      if colorCount >= 0x1000000 && index >= 8 {
+        let (r, g, b) = Palette.rgb(of: index)
+        let value = Int32(r) << 16 | Int32(g) << 8 | Int32(b)
+        return value < 8 ? 8 : value
+      }
       if Int(index) < colorCount { return Int32(index) }
       return Int32(Palette.nearestBasic(Palette.rgb(of: index)))
     case .rgb(let r, let g, let b):

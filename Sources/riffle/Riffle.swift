@@ -276,7 +276,12 @@ private func startPlayer(
   likeSync: LikeSync?
 ) throws {
   let (config, problems) = config
-  let terminal = try NCursesTerminal()
+  let environment = ProcessInfo.processInfo.environment
+  let colors = ColorChoice.choose(
+    term: environment["TERM"] ?? "", environment: environment, setting: config.color,
+    colors: { TerminalProbe.describe(term: $0)?.colors }, tmux: TmuxColorQuery.ask)
+  FileHandle.standardError.write(Data("colour: \(colors.reason)\n".utf8))
+  let terminal = try NCursesTerminal(entry: colors.entry)
   let likeStore = LikeStore(file: paths.likesFile)
   let feeds = FeedSource()
   let box = ModelBox()
@@ -304,8 +309,7 @@ private func startPlayer(
       capture: capture,
       store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))))
   let artwork = Artwork(
-    mode: Artwork.mode(
-      environment: ProcessInfo.processInfo.environment, terminalColors: terminal.colorCount),
+    mode: colors.artMode,
     load: Artwork.liveLoader(
       client: .shared,
       cache: DiskCache(folder: paths.cache.appendingPathComponent("images"), capacity: 64 << 20)))

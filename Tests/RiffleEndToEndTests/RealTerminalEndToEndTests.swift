@@ -1,0 +1,134 @@
+import Foundation
+import RiffleTestSupport
+import Testing
+
+/// A feed of one song in a temporary folder, its cover a smooth two-way gradient (made with
+/// ImageMagick): in true colour the cover shows thousands of colours, in 256 a few hundred.
+struct GradientFeed {
+  let home: TemporaryDirectory
+  let feed: URL
+
+  init(title: String = "Gradient Song") throws {
+    home = try TemporaryDirectory("riffle-real")
+    let folder = home.file("feed")
+    try FileManager.default.createDirectory(
+      at: folder.appendingPathComponent("covers"), withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      at: TestFiles.catalog.appendingPathComponent("audio/riffle-001.mp3"),
+      to: folder.appendingPathComponent("a.mp3"))
+    let made = try runProgram(
+      XvfbDisplay.which("convert")!,
+      [
+        "-size", "256x256", "gradient:#ff2000-#2000ff", "(", "-size", "256x256",
+        "gradient:#000000-#00ff00", "-rotate", "90", ")", "-compose", "plus", "-composite",
+        folder.appendingPathComponent("covers/g.png").path,
+      ])
+    guard made.status == 0 else { throw XvfbDisplay.Unavailable(description: made.stderr) }
+    feed = folder.appendingPathComponent("songs.json")
+    try Data(
+      """
+      {"songs":[{"id":"g1","title":"\(title)","handle":"grad","display_name":"Smooth Artist",\
+      "image_url":"covers/g.png","audio_url":"a.mp3","duration":30}]}
+      """.utf8
+    ).write(to: feed)
+  }
+
+  var environment: [String: String] {
+    // TMUX empty: a test runner inside tmux must not make the player think it runs in tmux.
+    home.xdgEnvironment.merging(["LANG": "C.UTF-8", "TMUX": ""]) { $1 }
+  }
+  var log: URL { home.url.appendingPathComponent("cache/riffle/riffle.log") }
+
+  /// The line the player logged about its colours, once it has.
+  func colourLine(within seconds: Double = 10) -> String? {
+    let deadline = Date().addingTimeInterval(seconds)
+    while Date() < deadline {
+      if let text = try? String(contentsOf: log, encoding: .utf8),
+        let line = text.split(separator: "\n").first(where: { $0.hasPrefix("colour: ") })
+      {
+        return String(line)
+      }
+      usleep(50_000)
+    }
+    return nil
+  }
+}
+
+/// Starts an X server for one test, or skips the test with the reason there is none.
+func xDisplay(needing programs: [String]) throws -> XvfbDisplay {
+  do {
+    return try XvfbDisplay.start(needing: programs)
+  } catch let unavailable as XvfbDisplay.Unavailable {
+    try Test.cancel("skipped: \(unavailable.description)")
+  }
+}
+
+/// Screens in real terminal emulators on a private X server, checked in screenshots.
+@Suite("Real terminals under Xvfb", .serialized)
+struct RealTerminalEndToEndTests {
+  /// The cover's part of an 80x24 xterm in DejaVu Sans Mono 10 (8x17-pixel cells): rows 2 to
+  /// 15, columns 2 to 77, clear of the header and the band.
+  static let coverRegion = (x: 16, y: 34, width: 600, height: 220)
+
+  /// Screenshots until the cover region stops changing (the cover has faded in), then its
+  /// distinct colours.
+  static func settledColours(on display: XvfbDisplay) throws -> Int {
+    var last = -1
+    let deadline = Date().addingTimeInterval(10)
+    while Date() < deadline {
+      let shot = try display.screenshot()
+      let count = try XvfbDisplay.distinctColours(
+        in: shot, x: coverRegion.x, y: coverRegion.y, width: coverRegion.width,
+        height: coverRegion.height)
+      // One colour is the empty screen or the gradient stand-in's first frame.
+      if count > 20 && count == last { return count }
+      last = count
+      usleep(300_000)
+    }
+    return last
+  }
+
+  @Test("xterm-256color with COLORTERM=truecolor shows the cover in true colour")
+  func xtermTrueColour() throws {
+    let display = try xDisplay(needing: ["xterm"])
+    defer { display.stop() }
+    let feed = try GradientFeed()
+    try display.xterm(
+      [TestFiles.riffleBinary, feed.feed.path, "--audio", "null"],
+      environment: feed.environment.merging(["COLORTERM": "truecolor"]) { $1 })
+    let line = feed.colourLine()
+    #expect(line == "colour: true colour through xterm-direct (COLORTERM=truecolor)")
+    let colours = try Self.settledColours(on: display)
+    #expect(colours > 3000, "distinct colours in the cover: \(colours)")
+  }
+
+  @Test("without COLORTERM the same xterm stays in 256 colours (what the count tells apart)")
+  func xterm256() throws {
+    let display = try xDisplay(needing: ["xterm"])
+    defer { display.stop() }
+    let feed = try GradientFeed()
+    try display.xterm(
+      [TestFiles.riffleBinary, feed.feed.path, "--audio", "null"],
+      environment: feed.environment.merging(["COLORTERM": ""]) { $1 })
+    #expect(feed.colourLine() == "colour: 256 colours")
+    let colours = try Self.settledColours(on: display)
+    #expect(colours > 20 && colours < 1500, "distinct colours in the cover: \(colours)")
+  }
+
+  @Test("color = \"256\" in config.toml keeps 256 colours under COLORTERM=truecolor")
+  func forced256() throws {
+    let display = try xDisplay(needing: ["xterm"])
+    defer { display.stop() }
+    let feed = try GradientFeed()
+    let config = feed.home.url.appendingPathComponent("config/riffle")
+    try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+    try Data("[display]\ncolor = \"256\"\n".utf8).write(
+      to: config.appendingPathComponent("config.toml"))
+    try display.xterm(
+      [TestFiles.riffleBinary, feed.feed.path, "--audio", "null"],
+      environment: feed.environment.merging(["COLORTERM": "truecolor"]) { $1 })
+    #expect(feed.colourLine() == "colour: 256 colours (color = \"256\")")
+    let colours = try Self.settledColours(on: display)
+    #expect(colours > 20 && colours < 1500, "distinct colours in the cover: \(colours)")
+  }
+}
