@@ -31,9 +31,16 @@ public final class Artwork {
   private let work = DispatchQueue(label: "riffle.artwork", qos: .userInitiated)
   /// A song's cover cells became ready.
   public var onReady: ((String) -> Void)?
+  /// For a terminal that shows pictures: the size of a cell in pixels now. Covers then come
+  /// with a `CoverPicture` beside their cells.
+  private let cellPixels: (() -> (width: Int, height: Int))?
 
-  public init(mode: ColorMode, load: @escaping Loader) {
+  public init(
+    mode: ColorMode, cellPixels: (() -> (width: Int, height: Int))? = nil,
+    load: @escaping Loader
+  ) {
     self.mode = mode
+    self.cellPixels = cellPixels
     self.load = load
   }
 
@@ -90,9 +97,16 @@ public final class Artwork {
   private func render(_ image: RGBAImage, key: CoverKey) {
     rendering.insert(key)
     let mode = self.mode
+    let cellPixels = self.cellPixels?()
     work.async {
-      let cells = Self.withBand(
+      var cells = Self.withBand(
         CoverArt.render(image, width: key.width, height: key.height, mode: mode))
+      if let cellPixels {
+        cells.picture = CoverPicture.make(
+          image, key: "\(key.songID) \(key.width)x\(key.height)", columns: key.width,
+          rows: key.height, cellPixels: cellPixels, darkRows: PageView.bandHeight,
+          darkening: PageView.bandDarkening)
+      }
       DispatchQueue.main.async { MainActor.assumeIsolated { self.finished(cells, key: key) } }
     }
   }

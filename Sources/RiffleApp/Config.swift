@@ -33,6 +33,8 @@ public struct Config: Equatable, Sendable {
   public var notifications = false
   /// The colour depth (`[display] color`): auto, or a forced mode.
   public var color = ColorSetting.auto
+  /// How covers are shown (`[display] pictures`): auto, kitty or symbols.
+  public var pictures = PictureSetting.auto
 
   public init(
     keyMap: KeyMap = .standard, theme: Theme = .standard, itunesURL: URL? = nil,
@@ -47,7 +49,7 @@ public struct Config: Equatable, Sendable {
   public static func == (a: Config, b: Config) -> Bool {
     a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings && a.itunesURL == b.itunesURL
       && a.lyricsURL == b.lyricsURL && a.notifications == b.notifications
-      && a.color == b.color
+      && a.color == b.color && a.pictures == b.pictures
   }
 
   /// Settings that hold a base URL, and where each goes.
@@ -422,6 +424,16 @@ public struct Config: Equatable, Sendable {
           continue
         }
         config.color = setting
+      case "pictures":
+        guard let text = table[name]?.string,
+          let setting = PictureSetting(rawValue: text.lowercased())
+        else {
+          problems.append(
+            Problem(
+              line: line, message: "'pictures' must be \"auto\", \"kitty\" or \"symbols\""))
+          continue
+        }
+        config.pictures = setting
       default:
         problems.append(Problem(line: line, message: "unknown display setting '\(name)'"))
       }

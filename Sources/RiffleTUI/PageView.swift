@@ -33,7 +33,17 @@ public struct PageView {
     }
     if let song = state.currentSong {
       let cover = art(song)
-      drawBackground(&screen, for: song, art: cover, fade: motion.fadeProgress(for: song.id))
+      let fade = motion.fadeProgress(for: song.id)
+      // A picture shows only when the page stands still with nothing over it: slides and
+      // fades move the cells (the picture would be a cut), and overlays darken what is behind
+      // them, which cells can and a picture under them cannot.
+      let still =
+        motion.slide == nil && fade >= 1 && state.overlay == nil && state.identify == nil
+      if still, let picture = cover?.picture, picture.columns == width, picture.rows == height {
+        screen.picture = picture
+      } else {
+        drawBackground(&screen, for: song, art: cover, fade: fade)
+      }
       drawPage(&screen, song: song, state: state, overArt: cover != nil)
       if let slide = motion.slide, state.songs.indices.contains(slide.from) {
         // The page slides in over the one it replaces, which is drawn as it was left.

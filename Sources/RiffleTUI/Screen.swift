@@ -57,6 +57,9 @@ public struct Screen: Equatable, Sendable {
   public let width: Int
   public let height: Int
   public private(set) var cells: [Cell]
+  /// A picture under the cells, at the top left, where the terminal can show one: it shows
+  /// through cells with the default background and is hidden by any other background.
+  public var picture: CoverPicture?
 
   public init(width: Int, height: Int, fill: CellStyle = .plain) {
     self.width = max(0, width)

@@ -23,6 +23,11 @@ public final class XvfbDisplay: @unchecked Sendable {
     public init(description: String) { self.description = description }
   }
 
+  /// What a test waited for did not come.
+  public struct Timeout: Error, CustomStringConvertible {
+    public var description: String
+  }
+
   /// Programs the screenshots need, with the Debian package each comes from.
   public static let tools = [
     ("Xvfb", "xvfb"), ("import", "imagemagick"), ("convert", "imagemagick"),
@@ -116,6 +121,58 @@ public final class XvfbDisplay: @unchecked Sendable {
         "-geometry", "\(columns)x\(rows)+0+0", "-fa", "DejaVu Sans Mono", "-fs", "10", "-tn", term,
         "-b", "0", "-e",
       ] + env + command)
+  }
+
+  /// kitty (on Mesa's software OpenGL) running `command` in a window of `columns` x `rows`,
+  /// with remote control on a socket of its own (see `kittyText`, `kittySend`).
+  @discardableResult
+  public func kitty(
+    _ command: [String], columns: Int = 80, rows: Int = 24, environment: [String: String]
+  ) throws -> ChildProcess {
+    guard let kitty = Self.which("kitty") else {
+      throw Unavailable(description: "kitty is not installed (Debian package kitty)")
+    }
+    let env = ["env"] + environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+    return try run(
+      kitty,
+      [
+        "--config", "NONE", "-o", "allow_remote_control=yes", "--listen-on",
+        "unix:\(kittySocket)", "-o", "remember_window_size=no", "-o",
+        "initial_window_width=\(columns)c", "-o", "initial_window_height=\(rows)c", "-o",
+        "font_size=11", "-o", "window_padding_width=0", "-o", "placement_strategy=top-left",
+        "-e",
+      ] + env + command, environment: ["LIBGL_ALWAYS_SOFTWARE": "1"])
+  }
+
+  private var kittySocket: String { directory.file("kitty.sock").path }
+
+  /// The text of kitty's screen (`kitty @ get-text`), or nil when kitty does not answer yet.
+  public func kittyText() -> String? {
+    guard let kitty = Self.which("kitty"),
+      let result = try? runProgram(kitty, ["@", "--to", "unix:\(kittySocket)", "get-text"]),
+      result.status == 0
+    else { return nil }
+    return result.stdout
+  }
+
+  /// Types `text` into kitty (`kitty @ send-text`).
+  public func kittySend(_ text: String) throws {
+    _ = try runProgram(
+      Self.which("kitty")!, ["@", "--to", "unix:\(kittySocket)", "send-text", text])
+  }
+
+  /// Waits until kitty's screen holds every one of `texts`; returns the screen.
+  public func waitForKittyText(_ texts: String..., within seconds: Double = 15) throws -> String {
+    let deadline = Date().addingTimeInterval(seconds)
+    var last = ""
+    while Date() < deadline {
+      if let text = kittyText() {
+        last = text
+        if texts.allSatisfy({ text.contains($0) }) { return text }
+      }
+      usleep(100_000)
+    }
+    throw Timeout(description: "kitty never showed \(texts); last screen:\n\(last)")
   }
 
   /// A PNG of the whole screen.

@@ -33,6 +33,7 @@ struct Doctor: ParsableCommand {
     let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
     var checks: [DoctorCheck] = []
     checks += DoctorCheck.terminal(environment: environment, color: config.color)
+    checks.append(DoctorCheck.pictures(environment: environment, setting: config.pictures))
     checks.append(DoctorCheck.audio())
     checks.append(DoctorCheck.curl())
     checks.append(DoctorCheck.ffmpeg())
@@ -62,6 +63,14 @@ struct DoctorCheck {
   var line: String {
     let head = "\(level.rawValue.padding(toLength: 4, withPad: " ", startingAt: 0))  \(name): "
     return head + finding + (fix.map { " -> \($0)" } ?? "")
+  }
+
+  /// How covers will be shown: the same decision (and the same question to the terminal,
+  /// when stdin and stdout are one) as the player's at start.
+  static func pictures(environment: [String: String], setting: PictureSetting) -> DoctorCheck {
+    let choice = TerminalPictures.choose(
+      setting: setting, environment: environment, ask: { TerminalPictures.ask() })
+    return DoctorCheck(level: .ok, name: "pictures", finding: choice.reason)
   }
 
   static func terminal(environment: [String: String], color: ColorSetting = .auto)

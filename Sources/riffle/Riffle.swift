@@ -281,7 +281,10 @@ private func startPlayer(
     term: environment["TERM"] ?? "", environment: environment, setting: config.color,
     colors: { TerminalProbe.describe(term: $0)?.colors }, tmux: TmuxColorQuery.ask)
   FileHandle.standardError.write(Data("colour: \(colors.reason)\n".utf8))
-  let terminal = try NCursesTerminal(entry: colors.entry)
+  let pictures = TerminalPictures.choose(
+    setting: config.pictures, environment: environment, ask: { TerminalPictures.ask() })
+  FileHandle.standardError.write(Data("pictures: \(pictures.reason)\n".utf8))
+  let terminal = try NCursesTerminal(entry: colors.entry, pictures: pictures.protocol)
   let likeStore = LikeStore(file: paths.likesFile)
   let feeds = FeedSource()
   let box = ModelBox()
@@ -308,8 +311,11 @@ private func startPlayer(
     identify: .live(
       capture: capture,
       store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))))
+  let cellPixels: (() -> (width: Int, height: Int))? =
+    pictures.protocol == .kitty ? { terminal.cellPixels } : nil
   let artwork = Artwork(
     mode: colors.artMode,
+    cellPixels: cellPixels,
     load: Artwork.liveLoader(
       client: .shared,
       cache: DiskCache(folder: paths.cache.appendingPathComponent("images"), capacity: 64 << 20)))

@@ -18,6 +18,19 @@ struct DisplayConfigTests {
     }
   }
 
+  @Test("pictures: auto by default, kitty or symbols; anything else is named")
+  func pictures() {
+    #expect(Config().pictures == .auto)
+    #expect(Config.parse("[display]\npictures = \"kitty\"\n").0.pictures == .kitty)
+    #expect(Config.parse("[display]\npictures = \"Symbols\"\n").0.pictures == .symbols)
+    let (config, problems) = Config.parse("[display]\npictures = \"ascii\"\n")
+    #expect(config.pictures == .auto)
+    #expect(
+      problems == [
+        Config.Problem(line: 2, message: "'pictures' must be \"auto\", \"kitty\" or \"symbols\"")
+      ])
+  }
+
   @Test("a wrong colour or an unknown key is named with its line")
   func mistakes() {
     let (config, problems) = Config.parse("[display]\ncolor = \"million\"\nsparkle = 1\n")

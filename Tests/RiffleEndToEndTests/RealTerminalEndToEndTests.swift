@@ -8,7 +8,8 @@ struct GradientFeed {
   let home: TemporaryDirectory
   let feed: URL
 
-  init(title: String = "Gradient Song") throws {
+  /// `second` adds a song whose cover is one flat colour.
+  init(title: String = "Gradient Song", second: String? = nil) throws {
     home = try TemporaryDirectory("riffle-real")
     let folder = home.file("feed")
     try FileManager.default.createDirectory(
@@ -24,13 +25,22 @@ struct GradientFeed {
         folder.appendingPathComponent("covers/g.png").path,
       ])
     guard made.status == 0 else { throw XvfbDisplay.Unavailable(description: made.stderr) }
-    feed = folder.appendingPathComponent("songs.json")
-    try Data(
+    var songs = """
+      {"id":"g1","title":"\(title)","handle":"grad","display_name":"Smooth Artist",\
+      "image_url":"covers/g.png","audio_url":"a.mp3","duration":30}
       """
-      {"songs":[{"id":"g1","title":"\(title)","handle":"grad","display_name":"Smooth Artist",\
-      "image_url":"covers/g.png","audio_url":"a.mp3","duration":30}]}
-      """.utf8
-    ).write(to: feed)
+    if let second {
+      let flat = try runProgram(
+        XvfbDisplay.which("convert")!,
+        ["-size", "64x64", "xc:#3060a0", folder.appendingPathComponent("covers/f.png").path])
+      guard flat.status == 0 else { throw XvfbDisplay.Unavailable(description: flat.stderr) }
+      songs += """
+        ,{"id":"f2","title":"\(second)","handle":"flat","display_name":"Flat Artist",\
+        "image_url":"covers/f.png","audio_url":"a.mp3","duration":30}
+        """
+    }
+    feed = folder.appendingPathComponent("songs.json")
+    try Data("{\"songs\":[\(songs)]}".utf8).write(to: feed)
   }
 
   var environment: [String: String] {
@@ -130,5 +140,112 @@ struct RealTerminalEndToEndTests {
     #expect(feed.colourLine() == "colour: 256 colours (color = \"256\")")
     let colours = try Self.settledColours(on: display)
     #expect(colours > 20 && colours < 1500, "distinct colours in the cover: \(colours)")
+  }
+}
+
+/// kitty under Xvfb: the cover as a real picture under the page, the text over it, nothing
+/// left after q.
+@Suite("kitty pictures under Xvfb", .serialized)
+struct KittyPictureEndToEndTests {
+  /// Distinct colours in 36x36-pixel patches of the cover (kitty at 11 pt: 9x18-pixel cells,
+  /// the window at the top left). Cells show at most a few colours in a patch (two per cell,
+  /// a few more at glyph edges); a picture of a gradient shows a hundred and more.
+  static func patchColours(_ shot: URL) throws -> [Int] {
+    try [(100, 40), (200, 80), (300, 120), (500, 60)].map { x, y in
+      try XvfbDisplay.distinctColours(in: shot, x: x, y: y, width: 36, height: 36)
+    }
+  }
+
+  /// Screenshots until every patch shows a picture (or 10 s pass); the last counts.
+  static func waitForPicture(on display: XvfbDisplay) throws -> [Int] {
+    var counts: [Int] = []
+    let deadline = Date().addingTimeInterval(10)
+    repeat {
+      counts = try patchColours(display.screenshot())
+      if counts.allSatisfy({ $0 > 80 }) { break }
+      usleep(200_000)
+    } while Date() < deadline
+    return counts
+  }
+
+  @Test("kitty: the cover is a picture at pixel resolution, the title over it, gone after q")
+  func picture() throws {
+    let display = try xDisplay(needing: ["kitty"])
+    defer { display.stop() }
+    let feed = try GradientFeed(title: "Kitty Gradient")
+    try display.kitty(
+      [
+        "sh", "-c",
+        "'\(TestFiles.riffleBinary)' '\(feed.feed.path)' --audio null; echo riffle-exited $?;"
+          + " sleep 60",
+      ], environment: feed.environment)
+    try display.waitForKittyText("Kitty Gradient", "Smooth Artist", "1 / 1")
+    let log = try String(contentsOf: feed.log, encoding: .utf8)
+    #expect(log.contains("pictures: kitty graphics (the terminal answered its query)"), "\(log)")
+    let counts = try Self.waitForPicture(on: display)
+    #expect(counts.allSatisfy { $0 > 80 }, "colours per patch: \(counts)")
+    // The text is drawn over the picture, not under it.
+    #expect(display.kittyText()?.contains("Kitty Gradient") == true)
+
+    try display.kittySend("q")
+    let after = try display.waitForKittyText("riffle-exited 0")
+    #expect(!after.contains("Kitty Gradient"))
+    usleep(300_000)
+    let left = try Self.patchColours(display.screenshot())
+    #expect(left.allSatisfy { $0 == 1 }, "colours per patch after q: \(left)")
+  }
+
+  @Test("kitty: paging replaces the picture cleanly, paging back sends nothing again")
+  func paging() throws {
+    let display = try xDisplay(needing: ["kitty"])
+    defer { display.stop() }
+    let feed = try GradientFeed(title: "First Gradient", second: "Second Flat")
+    try display.kitty(
+      [
+        "sh", "-c",
+        "'\(TestFiles.riffleBinary)' '\(feed.feed.path)' --audio null; echo riffle-exited $?;"
+          + " sleep 60",
+      ], environment: feed.environment)
+    try display.waitForKittyText("First Gradient", "1 / 2")
+    #expect(try Self.waitForPicture(on: display).allSatisfy { $0 > 80 })
+    try display.kittySend("\u{1B}[C")
+    try display.waitForKittyText("Second Flat", "2 / 2")
+    // The flat cover: one colour in every patch once the picture is up, none of the gradient.
+    var counts: [Int] = []
+    let deadline = Date().addingTimeInterval(10)
+    repeat {
+      usleep(200_000)
+      counts = try Self.patchColours(display.screenshot())
+    } while !counts.allSatisfy({ $0 == 1 }) && Date() < deadline
+    #expect(counts.allSatisfy { $0 == 1 }, "colours per patch on the flat page: \(counts)")
+    try display.kittySend("\u{1B}[D")
+    try display.waitForKittyText("First Gradient", "1 / 2")
+    #expect(try Self.waitForPicture(on: display).allSatisfy { $0 > 80 })
+    // Played on for a few clock ticks: no picture is sent for them.
+    usleep(2_500_000)
+    try display.kittySend("q")
+    try display.waitForKittyText("riffle-exited 0")
+    let log = try String(contentsOf: feed.log, encoding: .utf8)
+    let sent = log.split(separator: "\n").last {
+      $0.hasPrefix("pictures: ") && $0.hasSuffix("bytes")
+    }
+    #expect(sent?.hasPrefix("pictures: 2 sent, ") == true, "\(log)")
+  }
+
+  @Test("kitty with pictures = \"symbols\": cells only, a few colours per patch")
+  func symbols() throws {
+    let display = try xDisplay(needing: ["kitty"])
+    defer { display.stop() }
+    let feed = try GradientFeed(title: "Kitty Symbols")
+    let config = feed.home.url.appendingPathComponent("config/riffle")
+    try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+    try Data("[display]\npictures = \"symbols\"\n".utf8).write(
+      to: config.appendingPathComponent("config.toml"))
+    try display.kitty(
+      [TestFiles.riffleBinary, feed.feed.path, "--audio", "null"], environment: feed.environment)
+    try display.waitForKittyText("Kitty Symbols")
+    usleep(1_000_000)
+    let counts = try Self.patchColours(display.screenshot())
+    #expect(counts.allSatisfy { $0 > 3 && $0 < 60 }, "colours per patch: \(counts)")
   }
 }
