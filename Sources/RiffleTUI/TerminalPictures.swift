@@ -28,11 +28,16 @@ public struct TerminalAnswers: Equatable, Sendable {
   public var sixel = false
   /// The device attributes arrived at all (so every answer before them has too).
   public var answered = false
+  /// How long the wait took, in milliseconds (for the log).
+  public var waited = 0
 
-  public init(kittyGraphics: Bool = false, sixel: Bool = false, answered: Bool = false) {
+  public init(
+    kittyGraphics: Bool = false, sixel: Bool = false, answered: Bool = false, waited: Int = 0
+  ) {
     self.kittyGraphics = kittyGraphics
     self.sixel = sixel
     self.answered = answered
+    self.waited = waited
   }
 }
 
@@ -67,11 +72,15 @@ public enum TerminalPictures {
       return (.symbols, "symbols: \(term.isEmpty ? "no TERM" : term) shows no pictures")
     }
     let answers = ask()
-    if answers.kittyGraphics { return (.kitty, "kitty graphics (the terminal answered its query)") }
+    if answers.kittyGraphics {
+      return (.kitty, "kitty graphics (the terminal answered its query in \(answers.waited) ms)")
+    }
     if !answers.answered {
       return (.symbols, "symbols: the terminal did not answer the queries within 100 ms")
     }
-    return (.symbols, "symbols: the terminal answered without kitty graphics")
+    return (
+      .symbols, "symbols: the terminal answered in \(answers.waited) ms, without kitty graphics"
+    )
   }
 
   /// Sends the queries on the controlling terminal and reads the answers for up to `timeout`
@@ -87,7 +96,8 @@ public enum TerminalPictures {
     var bytes = query
     _ = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
     var received: [UInt8] = []
-    let deadline = Date().addingTimeInterval(timeout)
+    let started = Date()
+    let deadline = started.addingTimeInterval(timeout)
     var answers = TerminalAnswers()
     while !answers.answered, received.count < 4096 {
       let left = Int32((deadline.timeIntervalSinceNow * 1000).rounded(.up))
@@ -99,6 +109,7 @@ public enum TerminalPictures {
       received += buffer[0..<count]
       answers = parse(received)
     }
+    answers.waited = Int((Date().timeIntervalSince(started) * 1000).rounded())
     return answers
   }
 

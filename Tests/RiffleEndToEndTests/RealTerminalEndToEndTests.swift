@@ -181,7 +181,7 @@ struct KittyPictureEndToEndTests {
       ], environment: feed.environment)
     try display.waitForKittyText("Kitty Gradient", "Smooth Artist", "1 / 1")
     let log = try String(contentsOf: feed.log, encoding: .utf8)
-    #expect(log.contains("pictures: kitty graphics (the terminal answered its query)"), "\(log)")
+    #expect(log.contains("pictures: kitty graphics (the terminal answered its query in "), "\(log)")
     let counts = try Self.waitForPicture(on: display)
     #expect(counts.allSatisfy { $0 > 80 }, "colours per patch: \(counts)")
     // The text is drawn over the picture, not under it.
@@ -247,5 +247,31 @@ struct KittyPictureEndToEndTests {
     usleep(1_000_000)
     let counts = try Self.patchColours(display.screenshot())
     #expect(counts.allSatisfy { $0 > 3 && $0 < 60 }, "colours per patch: \(counts)")
+  }
+}
+
+/// The start-up question asked of a terminal without kitty graphics (tmux answers DA1 itself and
+/// ignores kitty's query): the page draws at once, no answer or query shows as text.
+@Suite("Picture queries in a terminal without pictures")
+struct PictureQueryEndToEndTests {
+  @Test("tmux (told it is not tmux) answers only DA1: symbols, no stray text, keys work")
+  func noKitty() throws {
+    let feed = try GradientFeed(title: "Asked Song")
+    let started = Date()
+    let session = try TmuxSession(
+      command: [TestFiles.riffleBinary, feed.feed.path, "--audio", "null"],
+      environment: feed.environment.merging(["TMUX": "", "TERM": "xterm-256color"]) { $1 })
+    defer { session.kill() }
+    let screen = try session.waitForAll("Asked Song", "1 / 1")
+    #expect(Date().timeIntervalSince(started) < 5)
+    for stray in ["Gi=31", "AAAA", "62;", "?1;2c", "_G"] {
+      #expect(!screen.contains(stray), "\(screen)")
+    }
+    let log = try String(contentsOf: feed.log, encoding: .utf8)
+    let line = log.split(separator: "\n").first { $0.hasPrefix("pictures: ") }
+    #expect(line?.hasPrefix("pictures: symbols: the terminal answered in ") == true, "\(log)")
+    #expect(line?.hasSuffix("ms, without kitty graphics") == true)
+    session.sendKeys("q")
+    #expect(try session.waitForExit() == 0)
   }
 }
