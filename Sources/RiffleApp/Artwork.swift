@@ -34,12 +34,14 @@ public final class Artwork {
   /// For a terminal that shows pictures: the size of a cell in pixels now. Covers then come
   /// with a `CoverPicture` beside their cells.
   private let cellPixels: (() -> (width: Int, height: Int))?
+  private let pictures: PictureProtocol
 
   public init(
-    mode: ColorMode, cellPixels: (() -> (width: Int, height: Int))? = nil,
-    load: @escaping Loader
+    mode: ColorMode, pictures: PictureProtocol = .symbols,
+    cellPixels: (() -> (width: Int, height: Int))? = nil, load: @escaping Loader
   ) {
     self.mode = mode
+    self.pictures = cellPixels == nil ? .symbols : pictures
     self.cellPixels = cellPixels
     self.load = load
   }
@@ -98,16 +100,40 @@ public final class Artwork {
     rendering.insert(key)
     let mode = self.mode
     let cellPixels = self.cellPixels?()
+    let pictures = self.pictures
     work.async {
       var cells = Self.withBand(
         CoverArt.render(image, width: key.width, height: key.height, mode: mode))
       if let cellPixels {
-        cells.picture = CoverPicture.make(
-          image, key: "\(key.songID) \(key.width)x\(key.height)", columns: key.width,
-          rows: key.height, cellPixels: cellPixels, darkRows: PageView.bandHeight,
-          darkening: PageView.bandDarkening)
+        cells.picture = Self.picture(
+          of: image, key: key, protocol: pictures, cellPixels: cellPixels)
       }
       DispatchQueue.main.async { MainActor.assumeIsolated { self.finished(cells, key: key) } }
+    }
+  }
+
+  /// The picture a protocol shows: kitty's under the whole page (the band darkened in it),
+  /// sixel's and iTerm2's between the header row and the band.
+  nonisolated static func picture(
+    of image: RGBAImage, key: CoverKey, protocol: PictureProtocol,
+    cellPixels: (width: Int, height: Int)
+  ) -> CoverPicture? {
+    let name = "\(key.songID) \(key.width)x\(key.height)"
+    switch `protocol` {
+    case .symbols: return nil
+    case .kitty:
+      return CoverPicture.make(
+        image, key: name, columns: key.width, rows: key.height, cellPixels: cellPixels,
+        darkRows: PageView.bandHeight, darkening: PageView.bandDarkening)
+    case .sixel:
+      return CoverPicture.makeSixel(
+        image, key: name, columns: key.width, pageRows: key.height,
+        bandRows: PageView.bandHeight, cellPixels: cellPixels)
+    case .iterm:
+      return CoverPicture.make(
+        image, key: name + " iterm", row: 1, columns: key.width,
+        rows: key.height - PageView.bandHeight - 1, cellPixels: cellPixels, darkRows: 0,
+        darkening: 0)
     }
   }
 

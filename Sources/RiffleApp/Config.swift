@@ -33,7 +33,7 @@ public struct Config: Equatable, Sendable {
   public var notifications = false
   /// The colour depth (`[display] color`): auto, or a forced mode.
   public var color = ColorSetting.auto
-  /// How covers are shown (`[display] pictures`): auto, kitty or symbols.
+  /// How covers are shown (`[display] pictures`): auto, kitty, sixel, iterm or symbols.
   public var pictures = PictureSetting.auto
 
   public init(
@@ -430,7 +430,9 @@ public struct Config: Equatable, Sendable {
         else {
           problems.append(
             Problem(
-              line: line, message: "'pictures' must be \"auto\", \"kitty\" or \"symbols\""))
+              line: line,
+              message:
+                "'pictures' must be \"auto\", \"kitty\", \"sixel\", \"iterm\" or \"symbols\""))
           continue
         }
         config.pictures = setting

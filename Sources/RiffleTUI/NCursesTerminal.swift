@@ -22,6 +22,8 @@ public final class NCursesTerminal: Terminal {
   /// line about pictures; the figures and tests read it).
   public private(set) var pictureBytes = 0
   public private(set) var picturesSent = 0
+  /// The screen will be cleared by the next update (after a resize).
+  private var cleared = false
   /// Pictures the terminal keeps at most; older ones are deleted from it.
   static let keptPictures = 8
 
@@ -102,6 +104,10 @@ public final class NCursesTerminal: Terminal {
   /// Shows `picture` (or none) after the cells are out: sent once, then placed by id. `again`
   /// places it even if it is up already (the screen was cleared).
   private func showPicture(_ picture: CoverPicture?, again: Bool) {
+    if pictures.replacesCells {
+      showCellPicture(picture, again: again)
+      return
+    }
     guard pictures == .kitty else { return }
     var out: [UInt8] = []
     if let picture {
@@ -129,8 +135,30 @@ public final class NCursesTerminal: Terminal {
     Self.writeAll(out)
   }
 
+  /// Before the cells go out: a sixel or iTerm2 picture that goes away (or is replaced) is
+  /// painted over, for ncurses believes the blank cells under it are on screen.
+  private func uncoverCells(for picture: CoverPicture?) {
+    guard pictures.replacesCells, let old = placedPicture, old != picture else { return }
+    wredrawln(riffle_nc_stdscr(), Int32(old.row), Int32(old.rows))
+  }
+
+  /// After the cells: draws a sixel or iTerm2 picture that is new here (or after a clear).
+  private func showCellPicture(_ picture: CoverPicture?, again: Bool) {
+    defer { placedPicture = picture }
+    guard let picture, again || placedPicture != picture else { return }
+    let out = CellPictures.draw(picture, protocol: pictures)
+    picturesSent += 1
+    pictureBytes += out.count
+    Self.writeAll(out)
+  }
+
   /// Takes every picture off the screen and out of the terminal's memory.
   private func forgetPictures() {
+    if pictures.replacesCells {
+      // Cleared with the screen: the next picture is drawn afresh.
+      placedPicture = nil
+      return
+    }
     guard pictures == .kitty, !sentPictures.isEmpty || placedPicture != nil else { return }
     var out = KittyGraphics.deleteAll
     for id in sentPictures { out += KittyGraphics.delete(id: id) }
@@ -161,6 +189,7 @@ public final class NCursesTerminal: Terminal {
     shown = nil
     // A picture for the old size is no use at the new one: sizes change the pictures' ids.
     forgetPictures()
+    cleared = true
     clearok(riffle_nc_stdscr(), true)
   }
 
@@ -185,9 +214,13 @@ public final class NCursesTerminal: Terminal {
       }
     }
     shown = screen
+    uncoverCells(for: screen.picture)
     wnoutrefresh(riffle_nc_stdscr())
     doupdate()
-    showPicture(screen.picture, again: previous == nil)
+    // kitty: placed again after any full redraw (cheap). Sixel: drawn again only after the
+    // screen was cleared (a resize), for cells that did not change are not sent again.
+    showPicture(screen.picture, again: pictures.replacesCells ? cleared : previous == nil)
+    cleared = false
   }
 
   private func draw(_ cell: Cell, x: Int, y: Int) {
@@ -310,7 +343,7 @@ public final class NCursesTerminal: Terminal {
     guard active else { return }
     active = false
     forgetPictures()
-    if pictures == .kitty {
+    if pictures != .symbols {
       FileHandle.standardError.write(
         Data("pictures: \(picturesSent) sent, \(pictureBytes) bytes\n".utf8))
     }

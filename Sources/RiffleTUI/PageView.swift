@@ -39,7 +39,17 @@ public struct PageView {
       // them, which cells can and a picture under them cannot.
       let still =
         motion.slide == nil && fade >= 1 && state.overlay == nil && state.identify == nil
-      if still, let picture = cover?.picture, picture.columns == width, picture.rows == height {
+      if still, let picture = cover?.picture, picture.columns == width, picture.row >= 0,
+        picture.rows > 0, picture.row + picture.rows <= height
+      {
+        // A picture under the cells (kitty) shows through blanks with the terminal's own
+        // background; one drawn over them (sixel) keeps the cover's cells beneath.
+        if !picture.underCells || picture.rows < height {
+          drawBackground(&screen, for: song, art: cover, fade: fade)
+        }
+        if picture.underCells {
+          screen.fill(x: 0, y: picture.row, width: width, height: picture.rows, style: .plain)
+        }
         screen.picture = picture
       } else {
         drawBackground(&screen, for: song, art: cover, fade: fade)

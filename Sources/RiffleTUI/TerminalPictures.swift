@@ -4,11 +4,13 @@ import Foundation
   import Glibc
 #endif
 
-/// How covers are shown (`[display] pictures` in config.toml): `auto` asks the terminal,
-/// `kitty` forces the kitty graphics protocol, `symbols` always draws cells.
+/// How covers are shown (`[display] pictures` in config.toml): `auto` asks the terminal; the
+/// others force a protocol (`symbols`: always cells).
 public enum PictureSetting: String, Hashable, Sendable, CaseIterable {
   case auto
   case kitty
+  case sixel
+  case iterm
   case symbols
 }
 
@@ -18,6 +20,15 @@ public enum PictureProtocol: String, Hashable, Sendable {
   case symbols
   /// A real image under the cells (kitty, WezTerm, Ghostty, Konsole).
   case kitty
+  /// A sixel image in the page's upper part, the band in cells below (xterm, foot, mlterm,
+  /// WezTerm, Windows Terminal).
+  case sixel
+  /// iTerm2's inline image (OSC 1337), placed like a sixel.
+  case iterm
+
+  /// Whether the picture is drawn over the cells it covers (sixel, iTerm2) rather than under
+  /// them: then no text can sit on it, and it must be sent again whenever it is shown.
+  public var replacesCells: Bool { self == .sixel || self == .iterm }
 }
 
 /// What a terminal answered to the start-up queries.
@@ -60,6 +71,8 @@ public enum TerminalPictures {
     switch setting {
     case .symbols: return (.symbols, "symbols (pictures = \"symbols\")")
     case .kitty: return (.kitty, "kitty graphics (pictures = \"kitty\")")
+    case .sixel: return (.sixel, "sixel (pictures = \"sixel\")")
+    case .iterm: return (.iterm, "iTerm2 inline images (pictures = \"iterm\")")
     case .auto: break
     }
     let term = environment["TERM"] ?? ""
@@ -75,8 +88,15 @@ public enum TerminalPictures {
     if answers.kittyGraphics {
       return (.kitty, "kitty graphics (the terminal answered its query in \(answers.waited) ms)")
     }
+    // iTerm2 has no query for its images; it names itself.
+    if environment["TERM_PROGRAM"] == "iTerm.app" || environment["LC_TERMINAL"] == "iTerm2" {
+      return (.iterm, "iTerm2 inline images (TERM_PROGRAM/LC_TERMINAL)")
+    }
     if !answers.answered {
       return (.symbols, "symbols: the terminal did not answer the queries within 100 ms")
+    }
+    if answers.sixel {
+      return (.sixel, "sixel (the terminal's attributes list it; answered in \(answers.waited) ms)")
     }
     return (
       .symbols, "symbols: the terminal answered in \(answers.waited) ms, without kitty graphics"
@@ -188,4 +208,26 @@ public enum KittyGraphics {
 
   /// Removes every placement on screen and frees the images they show.
   public static let deleteAll = Array("\u{1B}_Ga=d,d=A,q=2\u{1B}\\".utf8)
+}
+
+/// Pictures drawn over cells (sixel, iTerm2's inline images): written at a cell with the cursor
+/// saved and put back around them, so ncurses' idea of the cursor holds.
+public enum CellPictures {
+  /// `picture` at its row, column 0.
+  public static func draw(_ picture: CoverPicture, protocol: PictureProtocol) -> [UInt8] {
+    var out = Array("\u{1B}7\u{1B}[\(picture.row + 1);1H".utf8)
+    switch picture.format {
+    case .sixel:
+      out += picture.bytes
+    case .png:
+      // iTerm2: the cells it spans, stretched to them (the PNG already has their shape).
+      out += Array(
+        ("\u{1B}]1337;File=inline=1;size=\(picture.bytes.count);width=\(picture.columns);"
+          + "height=\(picture.rows);preserveAspectRatio=0:").utf8)
+      out += Array(Data(picture.bytes).base64EncodedString().utf8)
+      out.append(0x07)
+    }
+    out += Array("\u{1B}8".utf8)
+    return out
+  }
 }

@@ -109,7 +109,7 @@ public final class XvfbDisplay: @unchecked Sendable {
   @discardableResult
   public func xterm(
     _ command: [String], columns: Int = 80, rows: Int = 24, term: String = "xterm-256color",
-    environment: [String: String]
+    options: [String] = [], environment: [String: String]
   ) throws -> ChildProcess {
     guard let xterm = Self.which("xterm") else {
       throw Unavailable(description: "xterm is not installed (Debian package xterm)")
@@ -119,8 +119,8 @@ public final class XvfbDisplay: @unchecked Sendable {
       xterm,
       [
         "-geometry", "\(columns)x\(rows)+0+0", "-fa", "DejaVu Sans Mono", "-fs", "10", "-tn", term,
-        "-b", "0", "-e",
-      ] + env + command)
+        "-b", "0",
+      ] + options + ["-e"] + env + command)
   }
 
   /// kitty (on Mesa's software OpenGL) running `command` in a window of `columns` x `rows`,
@@ -173,6 +173,16 @@ public final class XvfbDisplay: @unchecked Sendable {
       usleep(100_000)
     }
     throw Timeout(description: "kitty never showed \(texts); last screen:\n\(last)")
+  }
+
+  /// Presses a key (an X keysym name: "Right", "q") in the window under the pointer, which is
+  /// moved over the terminal at the top left first (there is no window manager to focus it).
+  public func key(_ name: String) throws {
+    guard let xdotool = Self.which("xdotool") else {
+      throw Unavailable(description: "xdotool is not installed (Debian package xdotool)")
+    }
+    _ = try runProgram(
+      xdotool, ["mousemove", "60", "60", "key", name], environment: ["DISPLAY": self.name])
   }
 
   /// A PNG of the whole screen.

@@ -312,10 +312,10 @@ private func startPlayer(
       capture: capture,
       store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))))
   let cellPixels: (() -> (width: Int, height: Int))? =
-    pictures.protocol == .kitty ? { terminal.cellPixels } : nil
+    pictures.protocol == .symbols ? nil : { terminal.cellPixels }
   let artwork = Artwork(
     mode: colors.artMode,
-    cellPixels: cellPixels,
+    pictures: pictures.protocol, cellPixels: cellPixels,
     load: Artwork.liveLoader(
       client: .shared,
       cache: DiskCache(folder: paths.cache.appendingPathComponent("images"), capacity: 64 << 20)))

@@ -18,16 +18,20 @@ struct DisplayConfigTests {
     }
   }
 
-  @Test("pictures: auto by default, kitty or symbols; anything else is named")
+  @Test("pictures: auto by default, kitty, sixel, iterm or symbols; anything else is named")
   func pictures() {
     #expect(Config().pictures == .auto)
     #expect(Config.parse("[display]\npictures = \"kitty\"\n").0.pictures == .kitty)
     #expect(Config.parse("[display]\npictures = \"Symbols\"\n").0.pictures == .symbols)
+    #expect(Config.parse("[display]\npictures = \"sixel\"\n").0.pictures == .sixel)
+    #expect(Config.parse("[display]\npictures = \"iterm\"\n").0.pictures == .iterm)
     let (config, problems) = Config.parse("[display]\npictures = \"ascii\"\n")
     #expect(config.pictures == .auto)
     #expect(
       problems == [
-        Config.Problem(line: 2, message: "'pictures' must be \"auto\", \"kitty\" or \"symbols\"")
+        Config.Problem(
+          line: 2,
+          message: "'pictures' must be \"auto\", \"kitty\", \"sixel\", \"iterm\" or \"symbols\"")
       ])
   }
 

@@ -44,6 +44,20 @@ struct TerminalPicturesTests {
     #expect(pick(.auto, [:]) == .symbols)
     #expect(pick(.auto, xterm, TerminalAnswers(kittyGraphics: true, answered: true)) == .kitty)
     #expect(pick(.auto, xterm, TerminalAnswers(answered: true)) == .symbols)
+    #expect(pick(.auto, xterm, TerminalAnswers(sixel: true, answered: true)) == .sixel)
+    // kitty's own protocol wins over sixel where a terminal has both (WezTerm).
+    #expect(
+      pick(.auto, xterm, TerminalAnswers(kittyGraphics: true, sixel: true, answered: true))
+        == .kitty)
+    // iTerm2 names itself; it has no query for its images.
+    #expect(
+      pick(.auto, ["TERM": "xterm-256color", "TERM_PROGRAM": "iTerm.app"], TerminalAnswers())
+        == .iterm)
+    #expect(
+      pick(.auto, ["TERM": "xterm-256color", "LC_TERMINAL": "iTerm2"], TerminalAnswers())
+        == .iterm)
+    #expect(pick(.sixel, xterm) == .sixel)
+    #expect(pick(.iterm, xterm) == .iterm)
     // Claims nothing, answers nothing: symbols, and the reason says so.
     let silent = TerminalPictures.choose(setting: .auto, environment: xterm) { TerminalAnswers() }
     #expect(silent.protocol == .symbols)
@@ -69,6 +83,34 @@ struct TerminalPicturesTests {
     #expect(
       String(decoding: KittyGraphics.transmit(id: 1, png: []), as: UTF8.self)
         == "\u{1B}_Ga=t,f=100,t=d,i=1,q=2,m=0;\u{1B}\\")
+  }
+
+  @Test("sixel and iTerm2 pictures: drawn at their row with the cursor saved and put back")
+  func overCells() throws {
+    let image = RGBAImage(width: 16, height: 16, red: 90, green: 30, blue: 200)
+    let sixel = try #require(
+      CoverPicture.makeSixel(
+        image, key: "s", columns: 20, pageRows: 12, bandRows: 7, cellPixels: (8, 16)))
+    #expect(sixel.row == 1 && sixel.rows == 4 && !sixel.underCells)
+    #expect(sixel.pixelWidth == 160 && sixel.pixelHeight == 64)
+    let drawn = String(decoding: CellPictures.draw(sixel, protocol: .sixel), as: UTF8.self)
+    #expect(drawn.hasPrefix("\u{1B}7\u{1B}[2;1H\u{1B}P"))
+    #expect(drawn.hasSuffix("\u{1B}\\\u{1B}8"))
+    #expect(drawn.contains("#"), "sixel colour registers")
+    // No room between the header and the band: no picture.
+    #expect(
+      CoverPicture.makeSixel(
+        image, key: "s", columns: 20, pageRows: 8, bandRows: 7, cellPixels: (8, 16)) == nil)
+    let png = try #require(
+      CoverPicture.make(
+        image, key: "i", row: 1, columns: 20, rows: 4, cellPixels: (8, 16), darkRows: 0,
+        darkening: 0))
+    let inline = String(decoding: CellPictures.draw(png, protocol: .iterm), as: UTF8.self)
+    #expect(
+      inline.hasPrefix(
+        "\u{1B}7\u{1B}[2;1H\u{1B}]1337;File=inline=1;size=\(png.bytes.count);width=20;height=4;"
+          + "preserveAspectRatio=0:"))
+    #expect(inline.hasSuffix("\u{07}\u{1B}8"))
   }
 
   /// Decodes a PNG the picture made, with libpng, as RGBA.
