@@ -110,7 +110,7 @@ public struct Config: Equatable, Sendable {
     ("search", .openSearch), ("artist", .showArtist), ("cancel", .cancelSearch),
     ("lyrics", .toggleLyrics), ("lyrics_up", .scrollLyrics(-1)), ("lyrics_down", .scrollLyrics(1)),
     ("lyrics_page_up", .pageLyrics(-1)), ("lyrics_page_down", .pageLyrics(1)),
-    ("identify", .identify),
+    ("identify", .identify), ("visualizer", .toggleVisualizer),
   ]
 
   /// Reads a config file's text. Never fails: problems come back beside the config.

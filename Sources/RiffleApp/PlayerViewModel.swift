@@ -15,6 +15,7 @@ public final class PlayerViewModel {
   private let ticker: Ticker
   private let scheduler: Scheduler
   private let artwork: Artwork?
+  private let visualizer: Visualizer?
   private let keyMap: KeyMap
   private let view: PageView
   private var pointer = PointerInput()
@@ -38,9 +39,10 @@ public final class PlayerViewModel {
     clients: PlayerClients, terminal: Terminal, ticker: Ticker,
     scheduler: Scheduler = DispatchScheduler(), keyMap: KeyMap = .standard,
     view: PageView = PageView(), state: PlayerState = PlayerState(), artwork: Artwork? = nil,
-    onQuit: @escaping @MainActor () -> Void
+    visualizer: Visualizer? = nil, onQuit: @escaping @MainActor () -> Void
   ) {
     self.artwork = artwork
+    self.visualizer = visualizer
     self.clients = clients
     self.terminal = terminal
     self.ticker = ticker
@@ -133,9 +135,11 @@ public final class PlayerViewModel {
     guard !state.isQuitting else { return }
     let (width, height) = terminal.size
     let artwork = self.artwork
+    visualizer?.run(visualizerShown)
+    let spectrum = visualizerShown ? visualizer?.frame(count: PageView.spectrumBands(width)) : nil
     terminal.flush(
-      view.render(state, motion: motion, width: width, height: height) { song in
-        artwork?.cells(for: song, width: width, height: height)
+      view.render(state, motion: motion, width: width, height: height, spectrum: spectrum) {
+        song in artwork?.cells(for: song, width: width, height: height)
       })
     // The neighbours' covers get ready while this one is looked at.
     for index in [state.index + 1, state.index - 1] where state.songs.indices.contains(index) {
@@ -143,17 +147,22 @@ public final class PlayerViewModel {
     }
   }
 
+  /// The spectrum moves: asked for, a visualizer here, and a song playing (paused, it is off).
+  private var visualizerShown: Bool {
+    visualizer != nil && state.visualizer && state.playback == .playing
+  }
+
   /// Keeps the timer at the slowest pace that shows everything that moves: animations at their
   /// frame rate, spinners at theirs, and a playing song only when its clock or progress bar is
   /// about to change (about once a second), so playback costs few wake-ups and redraws.
   private func updateTicker() {
-    guard !state.isQuitting, state.needsTimer || motion.isAnimating else {
+    guard !state.isQuitting, state.needsTimer || motion.isAnimating || visualizerShown else {
       progressWake = nil
       ticker.stop()
       return
     }
     let pace: TickerPace
-    if state.isAnimating || motion.isAnimating {
+    if state.isAnimating || motion.isAnimating || visualizerShown {
       pace = .animation
       progressWake = nil
     } else if state.needsSpinner {
@@ -329,6 +338,7 @@ public final class PlayerViewModel {
     case .stopListening:
       clients.identify.stop()
     case .quit:
+      visualizer?.run(false)
       clients.identify.stop()
       ticker.stop()
       clients.audio.shutdown()

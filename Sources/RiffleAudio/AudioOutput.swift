@@ -58,6 +58,8 @@ public struct AudioOutputError: Error, CustomStringConvertible, Sendable {
 /// `pulseBufferMilliseconds`, and the audio the server still holds counts as queued.
 public final class AudioOutput: @unchecked Sendable {
   public let driverName: String
+  /// What was written, for the visualizer (off until asked for).
+  public let tap = PCMTap()
   /// A libao device (every driver but pulse).
   private var device: OpaquePointer?
   /// A libpulse-simple playback stream (the pulse driver).
@@ -192,6 +194,8 @@ public final class AudioOutput: @unchecked Sendable {
     if let stream {
       // Blocks until the server has room; large writes are cut up by libpulse.
       _ = PulseLibrary.functions.pa_simple_write(stream, pcm.baseAddress, pcm.count, nil)
+      // Kept once the server has taken it: its latency then counts it as queued.
+      tap.append(pcm)
       return 0
     }
     if paced {
@@ -208,11 +212,18 @@ public final class AudioOutput: @unchecked Sendable {
         mutating: pcm.baseAddress!.assumingMemoryBound(to: CChar.self))
       ao_play(device, bytes, UInt32(pcm.count))
     }
+    tap.append(pcm)
     guard paced else { return 0 }
     return stateLock.withLock {
       framesSinceStart += pcm.count / PCMFormat.bytesPerFrame
       return max(0, queued(at: Date()) - AudioOutput.pacedLead)
     }
+  }
+
+  /// The `count` mono samples being heard now (written less what the output still holds), for
+  /// the visualizer; nil until the tap (enable `tap.isEnabled`) has that many.
+  public func heardSamples(count: Int) -> [Float]? {
+    tap.heard(count: count, queued: queuedSeconds())
   }
 
   /// Forgets what a paced device holds (after a seek the old audio is not to be counted).

@@ -47,6 +47,8 @@ public enum PlayerAction: Equatable, Sendable {
   case toggleHelp
   /// Show or hide the lyrics of the current song.
   case toggleLyrics
+  /// Show or hide the spectrum of what plays.
+  case toggleVisualizer
   /// Scroll plain lyrics by some lines (negative: up).
   case scrollLyrics(Int)
   /// Scroll plain lyrics by some pages (negative: up). The view model turns this into lines
@@ -105,7 +107,7 @@ extension PlayerAction {
     switch self {
     case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit,
       .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .toggleLyrics,
-      .scrollLyrics, .pageLyrics, .identify:
+      .scrollLyrics, .pageLyrics, .identify, .toggleVisualizer:
       return true
     default:
       return false

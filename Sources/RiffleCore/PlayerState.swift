@@ -122,6 +122,8 @@ public struct PlayerState: Equatable, Sendable {
   public var isQuitting = false
   /// Set while listening for a song to name.
   public var identify: Identify?
+  /// The spectrum of what plays is shown (drawn only while a song plays).
+  public var visualizer = false
 
   /// The query whose results are the pages; nil while the pages are the feed.
   public var query: SongQuery?

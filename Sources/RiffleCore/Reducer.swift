@@ -144,6 +144,10 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     state.overlay = state.overlay == .help ? nil : .help
     return []
 
+  case .toggleVisualizer:
+    state.visualizer.toggle()
+    return []
+
   case .toggleLyrics:
     if state.overlay == .lyrics {
       state.overlay = nil

@@ -9,7 +9,8 @@ public struct KeyMap: Sendable {
   }
 
   /// Left/Right page, space plays and pauses, `l` likes, `/` searches, `a` shows the artist's
-  /// top songs, `y` shows lyrics, `i` names a song heard nearby, `?` help, `q` quits.
+  /// top songs, `y` shows lyrics, `i` names a song heard nearby, `v` the visualizer, `?` help,
+  /// `q` quits.
   public static let standard = KeyMap(bindings: [
     .left: .previous, .right: .next,
     .char(" "): .togglePlay, .char("l"): .toggleLike, .char("L"): .toggleLike,
@@ -17,7 +18,7 @@ public struct KeyMap: Sendable {
     .char("["): .seek(by: -10), .char("]"): .seek(by: 10),
     .shiftLeft: .seek(by: -10), .shiftRight: .seek(by: 10), .char("r"): .retry,
     .home: .seekTo(0), .char("/"): .openSearch, .char("a"): .showArtist,
-    .char("y"): .toggleLyrics, .char("i"): .identify,
+    .char("y"): .toggleLyrics, .char("i"): .identify, .char("v"): .toggleVisualizer,
     // These scroll plain lyrics while they are shown, and do nothing otherwise.
     .up: .scrollLyrics(-1), .down: .scrollLyrics(1), .pageUp: .pageLyrics(-1),
     .pageDown: .pageLyrics(1),

@@ -22,6 +22,7 @@ struct Riffle: ParsableCommand {
     discussion: """
       Keys: Left/Right page between songs, space plays and pauses, l likes, / searches iTunes, \
       a shows the artist's top songs, y shows lyrics, i names the song playing nearby, \
+      v shows a spectrum, \
       ? shows help, q quits.
 
       Examples:
@@ -288,12 +289,17 @@ private func startPlayer(
   let likeStore = LikeStore(file: paths.likesFile)
   let feeds = FeedSource()
   let box = ModelBox()
+  let openOutput = OpenOutput()
   let historyFile = paths.searchHistoryFile
   let clients = PlayerClients(
     loadFeed: { url, done in feeds.load(url, completion: done) },
     audio: .live(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
-      output: { try AudioOutput.open(driver) },
+      output: {
+        let output = try AudioOutput.open(driver)
+        openOutput.set(output)
+        return output
+      },
       events: { event in box.model?.post(event.action) }),
     likes: .live(likeStore, remote: likeSync),
     queries: .itunes(ITunesCatalog(base: services.itunes)),
@@ -324,6 +330,9 @@ private func startPlayer(
   let model = PlayerViewModel(
     clients: clients, terminal: terminal, ticker: DispatchTicker(), keyMap: config.keyMap,
     view: PageView(theme: config.theme, keyMap: config.keyMap), state: state, artwork: artwork,
+    visualizer: Visualizer(
+      samples: { openOutput.current?.heardSamples(count: $0) },
+      enable: { openOutput.tapping = $0 }),
     onQuit: { Foundation.exit(0) })
   box.model = model
   liveModel = model
@@ -371,6 +380,33 @@ private func startPlayer(
   if let first = problems.first {
     let more = problems.count > 1 ? " (and \(problems.count - 1) more in the log)" : ""
     model.send(.notify("\(first)\(more)"))
+  }
+}
+
+/// The output the engine opened, for the visualizer's tap (the engine opens it on first play).
+private final class OpenOutput: @unchecked Sendable {
+  private let lock = NSLock()
+  private var output: AudioOutput?
+  private var tap = false
+
+  var current: AudioOutput? { lock.withLock { output } }
+
+  func set(_ output: AudioOutput) {
+    lock.withLock {
+      self.output = output
+      output.tap.isEnabled = tap
+    }
+  }
+
+  /// Whether the output keeps what it plays for the visualizer.
+  var tapping: Bool {
+    get { lock.withLock { tap } }
+    set {
+      lock.withLock {
+        tap = newValue
+        output?.tap.isEnabled = newValue
+      }
+    }
   }
 }
 

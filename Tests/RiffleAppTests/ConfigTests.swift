@@ -61,7 +61,8 @@ struct ConfigValidTests {
         .char("x"): .quit, .char("["): .seek(by: -10), .shiftLeft: .seek(by: -10),
         .char("]"): .seek(by: 10), .shiftRight: .seek(by: 10), .char("r"): .retry,
         .home: .seekTo(0), .char("/"): .openSearch, .char("a"): .showArtist,
-        .char("y"): .toggleLyrics, .char("i"): .identify, .up: .scrollLyrics(-1),
+        .char("y"): .toggleLyrics, .char("i"): .identify, .char("v"): .toggleVisualizer,
+        .up: .scrollLyrics(-1),
         .down: .scrollLyrics(1),
         .char("j"): .scrollLyrics(1), .pageUp: .pageLyrics(-1), .pageDown: .pageLyrics(1),
       ])
