@@ -22,6 +22,9 @@ public final class NCursesTerminal: Terminal {
   /// line about pictures; the figures and tests read it).
   public private(set) var pictureBytes = 0
   public private(set) var picturesSent = 0
+  /// Told after a picture was written out: its id and the bytes written for it (upload and
+  /// placement), for the milestone trace.
+  public var onPicture: ((UInt32, Int) -> Void)?
   /// The screen will be cleared by the next update (after a resize).
   private var cleared = false
   /// Pictures the terminal keeps at most; older ones are deleted from it.
@@ -133,6 +136,7 @@ public final class NCursesTerminal: Terminal {
     guard !out.isEmpty else { return }
     pictureBytes += out.count
     Self.writeAll(out)
+    if let picture { onPicture?(picture.id, out.count) }
   }
 
   /// Before the cells go out: a sixel or iTerm2 picture that goes away (or is replaced) is
@@ -150,6 +154,7 @@ public final class NCursesTerminal: Terminal {
     picturesSent += 1
     pictureBytes += out.count
     Self.writeAll(out)
+    onPicture?(picture.id, out.count)
   }
 
   /// Takes every picture off the screen and out of the terminal's memory.

@@ -171,9 +171,8 @@ public struct PageView {
     if let art, art.width == screen.width, art.height == screen.height {
       // The band rows come darkened already (see `bandDarkening`); only a fade costs here.
       let cells = fade < 1 ? CoverArt.darkened(art, by: 1 - fade, rows: 0..<screen.height) : art
-      for y in 0..<screen.height {
-        for x in 0..<screen.width { screen[x, y] = cells[x, y] }
-      }
+      // One copy of the whole grid: this runs on every frame of an animation or the visualizer.
+      screen.replaceCells(with: cells.cells)
       return
     }
     let (r, g, b) = Self.colour(for: song.id)

@@ -75,6 +75,12 @@ public struct Screen: Equatable, Sendable {
     }
   }
 
+  /// Every cell at once, row by row (`cells.count` must be `width * height`).
+  public mutating func replaceCells(with cells: [Cell]) {
+    precondition(cells.count == self.cells.count)
+    self.cells = cells
+  }
+
   /// Fills a rectangle with blanks in a style (clipped to the screen).
   public mutating func fill(x: Int, y: Int, width w: Int, height h: Int, style: CellStyle) {
     let x0 = max(0, x)

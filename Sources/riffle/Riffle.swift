@@ -286,6 +286,7 @@ private func startPlayer(
     setting: config.pictures, environment: environment, ask: { TerminalPictures.ask() })
   FileHandle.standardError.write(Data("pictures: \(pictures.reason)\n".utf8))
   let terminal = try NCursesTerminal(entry: colors.entry, pictures: pictures.protocol)
+  terminal.onPicture = { id, bytes in Trace.mark("picture \(id) \(bytes)") }
   let likeStore = LikeStore(file: paths.likesFile)
   let feeds = FeedSource()
   let box = ModelBox()
@@ -341,6 +342,7 @@ private func startPlayer(
   let input = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
   var emptyReads = 0
   input.setEventHandler {
+    Trace.mark("input")
     MainActor.assumeIsolated {
       // Readable again and again with nothing to read means the terminal is gone (EOF):
       // quit rather than spin.
