@@ -155,6 +155,15 @@ public final class XvfbDisplay: @unchecked Sendable {
     return result.stdout
   }
 
+  /// Runs a remote-control command (`kitty @ ARGS`) on this display's kitty.
+  public func kittyCommand(_ arguments: [String]) throws {
+    let result = try runProgram(
+      Self.which("kitty")!, ["@", "--to", "unix:\(kittySocket)"] + arguments)
+    guard result.status == 0 else {
+      throw Timeout(description: "kitty @ \(arguments) failed: \(result.stderr)")
+    }
+  }
+
   /// Types `text` into kitty (`kitty @ send-text`).
   public func kittySend(_ text: String) throws {
     _ = try runProgram(
