@@ -30,6 +30,7 @@ packages=(
   playerctl           # tests drive MPRIS as a user's media keys do
   man-db              # the install test renders the man page
   binutils            # the install test reads the binary's links (readelf)
+  xvfb xterm kitty imagemagick fonts-dejavu-core xdotool  # real-terminal tests under Xvfb
 )
 
 # Scripts that need more (the benchmark, the hardening suite) name it here.

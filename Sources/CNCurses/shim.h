@@ -44,4 +44,13 @@ static inline int riffle_nc_put_cell(int y, int x, const wchar_t *chars, attr_t 
 static inline int riffle_nc_get_wch(wint_t *code) { return wget_wch(stdscr, code); }
 
 static inline int riffle_nc_key_code_yes(void) { return KEY_CODE_YES; }
+
+/// Starts the screen with a named terminfo entry instead of $TERM's (a direct-colour variant),
+/// on the process's stdout and stdin, which Swift cannot name as FILE pointers.
+static inline int riffle_nc_newterm(const char *type) {
+  SCREEN *screen = newterm(type, stdout, stdin);
+  if (screen == NULL) { return ERR; }
+  set_term(screen);
+  return OK;
+}
 #endif

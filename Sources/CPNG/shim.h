@@ -9,6 +9,9 @@
 /// 8-bit RGBA, not premultiplied, in sRGB.
 static inline png_uint_32 riffle_png_format_rgba(void) { return PNG_FORMAT_RGBA; }
 
+/// 8-bit RGB (for writing cover pictures: no alpha to send).
+static inline png_uint_32 riffle_png_format_rgb(void) { return PNG_FORMAT_RGB; }
+
 /// A zeroed png_image of the current API version, ready for png_image_begin_read_*.
 static inline png_image riffle_png_image_new(void) {
   png_image image;

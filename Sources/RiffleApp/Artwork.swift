@@ -31,9 +31,18 @@ public final class Artwork {
   private let work = DispatchQueue(label: "riffle.artwork", qos: .userInitiated)
   /// A song's cover cells became ready.
   public var onReady: ((String) -> Void)?
+  /// For a terminal that shows pictures: the size of a cell in pixels now. Covers then come
+  /// with a `CoverPicture` beside their cells.
+  private let cellPixels: (() -> (width: Int, height: Int))?
+  private let pictures: PictureProtocol
 
-  public init(mode: ColorMode, load: @escaping Loader) {
+  public init(
+    mode: ColorMode, pictures: PictureProtocol = .symbols,
+    cellPixels: (() -> (width: Int, height: Int))? = nil, load: @escaping Loader
+  ) {
     self.mode = mode
+    self.pictures = cellPixels == nil ? .symbols : pictures
+    self.cellPixels = cellPixels
     self.load = load
   }
 
@@ -101,10 +110,41 @@ public final class Artwork {
   private func render(_ image: RGBAImage, key: CoverKey) {
     rendering.insert(key)
     let mode = self.mode
+    let cellPixels = self.cellPixels?()
+    let pictures = self.pictures
     work.async {
-      let cells = Self.withBand(
+      var cells = Self.withBand(
         CoverArt.render(image, width: key.width, height: key.height, mode: mode))
+      if let cellPixels {
+        cells.picture = Self.picture(
+          of: image, key: key, protocol: pictures, cellPixels: cellPixels)
+      }
       DispatchQueue.main.async { MainActor.assumeIsolated { self.finished(cells, key: key) } }
+    }
+  }
+
+  /// The picture a protocol shows: kitty's under the whole page (the band darkened in it),
+  /// sixel's and iTerm2's between the header row and the band.
+  nonisolated static func picture(
+    of image: RGBAImage, key: CoverKey, protocol: PictureProtocol,
+    cellPixels: (width: Int, height: Int)
+  ) -> CoverPicture? {
+    let name = "\(key.songID) \(key.width)x\(key.height)"
+    switch `protocol` {
+    case .symbols: return nil
+    case .kitty:
+      return CoverPicture.make(
+        image, key: name, columns: key.width, rows: key.height, cellPixels: cellPixels,
+        darkRows: PageView.bandHeight, darkening: PageView.bandDarkening)
+    case .sixel:
+      return CoverPicture.makeSixel(
+        image, key: name, columns: key.width, pageRows: key.height,
+        bandRows: PageView.bandHeight, cellPixels: cellPixels)
+    case .iterm:
+      return CoverPicture.make(
+        image, key: name + " iterm", row: 1, columns: key.width,
+        rows: key.height - PageView.bandHeight - 1, cellPixels: cellPixels, darkRows: 0,
+        darkening: 0)
     }
   }
 
@@ -119,17 +159,6 @@ public final class Artwork {
     rendering.remove(key)
     cache.insert(cells, for: key)
     onReady?(key.songID)
-  }
-
-  /// The colour mode for art on a terminal: what the environment promises, within what the
-  /// terminal's colour pairs can carry (true colour through a 256-colour terminfo would be
-  /// squeezed into the cube; chafa's own 256-colour rendering looks better).
-  public static func mode(environment: [String: String], terminalColors: Int) -> ColorMode {
-    let wanted = ColorMode.detect(environment: environment, terminalColors: terminalColors)
-    if wanted == .trueColor && terminalColors < 1 << 24 {
-      return terminalColors >= 256 ? .palette256 : terminalColors >= 16 ? .basic16 : .basic8
-    }
-    return wanted
   }
 
   /// Covers through the shared client, kept on disk so paging back offline still shows them.

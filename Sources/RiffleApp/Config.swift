@@ -36,6 +36,10 @@ public struct Config: Equatable, Sendable {
   public var notifications = false
   /// The library's folders (`[library] folders`), absolute paths.
   public var libraryFolders: [String] = []
+  /// The colour depth (`[display] color`): auto, or a forced mode.
+  public var color = ColorSetting.auto
+  /// How covers are shown (`[display] pictures`): auto, kitty, sixel, iterm or symbols.
+  public var pictures = PictureSetting.auto
 
   public init(
     keyMap: KeyMap = .standard, theme: Theme = .standard, itunesURL: URL? = nil,
@@ -50,7 +54,8 @@ public struct Config: Equatable, Sendable {
   public static func == (a: Config, b: Config) -> Bool {
     a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings && a.itunesURL == b.itunesURL
       && a.lyricsURL == b.lyricsURL && a.notifications == b.notifications
-      && a.libraryFolders == b.libraryFolders
+      && a.libraryFolders == b.libraryFolders && a.color == b.color
+      && a.pictures == b.pictures
   }
 
   /// Settings that hold a base URL, and where each goes.
@@ -133,7 +138,7 @@ public struct Config: Equatable, Sendable {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 
     let urlNames = Set(urlSettings.map(\.name))
-    let sections: Set = ["keys", "theme", "notifications", "library"]
+    let sections: Set = ["keys", "theme", "notifications", "library", "display"]
     for key in table.keys where !sections.contains(key) && !urlNames.contains(key) {
       problems.append(
         Problem(line: lineOf(key, section: nil, in: lines), message: "unknown setting '\(key)'"))
@@ -172,6 +177,9 @@ public struct Config: Equatable, Sendable {
     }
     if let library = table["library"] {
       applyLibrary(library, lines: lines, to: &config, problems: &problems)
+    }
+    if let display = table["display"] {
+      applyDisplay(display, lines: lines, to: &config, problems: &problems)
     }
     return (config, problems)
   }
@@ -454,6 +462,48 @@ public struct Config: Equatable, Sendable {
         continue
       }
       config.notifications = enabled
+    }
+  }
+
+  private static func applyDisplay(
+    _ value: any TOMLValueConvertible, lines: [String], to config: inout Config,
+    problems: inout [Problem]
+  ) {
+    guard let table = value.table else {
+      problems.append(
+        Problem(
+          line: lineOf("display", section: nil, in: lines), message: "[display] must be a table"))
+      return
+    }
+    for name in table.keys.sorted() {
+      let line = lineOf(name, section: "display", in: lines)
+      switch name {
+      case "color":
+        // A number is taken as well as its text: color = 256.
+        let text = table[name]?.string ?? table[name]?.int.map(String.init)
+        guard let text, let setting = ColorSetting(rawValue: text.lowercased()) else {
+          problems.append(
+            Problem(
+              line: line,
+              message: "'color' must be \"auto\", \"truecolor\", \"256\", \"16\" or \"8\""))
+          continue
+        }
+        config.color = setting
+      case "pictures":
+        guard let text = table[name]?.string,
+          let setting = PictureSetting(rawValue: text.lowercased())
+        else {
+          problems.append(
+            Problem(
+              line: line,
+              message:
+                "'pictures' must be \"auto\", \"kitty\", \"sixel\", \"iterm\" or \"symbols\""))
+          continue
+        }
+        config.pictures = setting
+      default:
+        problems.append(Problem(line: line, message: "unknown display setting '\(name)'"))
+      }
     }
   }
 

@@ -20,6 +20,7 @@ public final class PlayerViewModel {
   private let terminal: Terminal
   private let clock: FrameClock
   private let artwork: Artwork?
+  private let visualizer: Visualizer?
   private var input: InputRouter
   private let view: PageView
   /// Animations of the page (slides); view state, not player state.
@@ -36,9 +37,10 @@ public final class PlayerViewModel {
     clients: PlayerClients, terminal: Terminal, ticker: Ticker,
     scheduler: Scheduler = DispatchScheduler(), keyMap: KeyMap = .standard,
     view: PageView = PageView(), state: PlayerState = PlayerState(), artwork: Artwork? = nil,
-    onQuit: @escaping @MainActor () -> Void
+    visualizer: Visualizer? = nil, onQuit: @escaping @MainActor () -> Void
   ) {
     self.artwork = artwork
+    self.visualizer = visualizer
     self.terminal = terminal
     self.clock = FrameClock(ticker: ticker)
     self.input = InputRouter(keyMap: keyMap)
@@ -82,6 +84,7 @@ public final class PlayerViewModel {
     }
     guard !changes.isEmpty else { return }
     if state.isQuitting {
+      visualizer?.run(false)
       clock.stop()
       terminal.restore()
       onQuit()
@@ -127,9 +130,11 @@ public final class PlayerViewModel {
     guard !state.isQuitting else { return }
     let (width, height) = terminal.size
     let artwork = self.artwork
+    visualizer?.run(visualizerShown)
+    let spectrum = visualizerShown ? visualizer?.frame(count: PageView.spectrumBands(width)) : nil
     terminal.flush(
-      view.render(state, motion: motion, width: width, height: height) { song in
-        artwork?.cells(for: song, width: width, height: height)
+      view.render(state, motion: motion, width: width, height: height, spectrum: spectrum) {
+        song in artwork?.cells(for: song, width: width, height: height)
       })
     // The neighbours' covers get ready while this one is looked at.
     for index in [state.index + 1, state.index - 1] where state.songs.indices.contains(index) {
@@ -137,9 +142,16 @@ public final class PlayerViewModel {
     }
   }
 
+  /// The spectrum moves: asked for, a visualizer here, and a song playing (paused, it is off).
+  private var visualizerShown: Bool {
+    visualizer != nil && state.visualizer && state.playback == .playing
+  }
+
   private func updateClock() {
     let (width, height) = terminal.size
-    clock.update(state, animating: motion.isAnimating, width: width, height: height) {
+    // The spectrum moves at the animations' rate while it is shown.
+    let animating = motion.isAnimating || visualizerShown
+    clock.update(state, animating: animating, width: width, height: height) {
       [weak self] in self?.tick()
     }
   }

@@ -62,12 +62,20 @@ public protocol AudioOutput: AnyObject, Sendable {
   /// Closes the output, after any write under way; a WAV file's header sizes are written only
   /// here.
   func close()
+  /// What was written, for the visualizer (kept only while `tap.isEnabled`).
+  var tap: PCMTap { get }
 }
 
 extension AudioOutput {
   public var closesWhenPaused: Bool { false }
   public func restartPacing() {}
   public func queuedSeconds() -> Double { queuedSeconds(at: Date()) }
+
+  /// The `count` mono samples being heard now (written less what the output still holds), for
+  /// the visualizer; nil until the tap (enable `tap.isEnabled`) has that many.
+  public func heardSamples(count: Int) -> [Float]? {
+    tap.heard(count: count, queued: queuedSeconds())
+  }
 }
 
 extension AudioDriverChoice {
@@ -124,6 +132,7 @@ public struct PacingClock: Sendable {
 /// libraries with them), 40 libraries and several MB for a device that discards what it gets.
 final class NullOutput: AudioOutput, @unchecked Sendable {
   let driverName = "null"
+  let tap = PCMTap()
   private var clock = PacingClock()
   private var isOpen = true
   private let lock = NSLock()
@@ -134,6 +143,7 @@ final class NullOutput: AudioOutput, @unchecked Sendable {
       guard isOpen else { return 0 }
       let now = Date()
       clock.beforeWrite(at: now)
+      tap.append(pcm)
       return clock.wrote(bytes: pcm.count, at: now)
     }
   }
@@ -149,6 +159,7 @@ final class NullOutput: AudioOutput, @unchecked Sendable {
 /// `bufferMilliseconds`, and the audio the server still holds counts as queued.
 final class PulseOutput: AudioOutput, @unchecked Sendable {
   let driverName = "pulse"
+  let tap = PCMTap()
   var closesWhenPaused: Bool { true }
   /// How much audio the PulseAudio server is asked to hold: pausing lets at most this much
   /// play on. 250 ms is what a libpulse-simple stream that names no target (mpg123's) gets; at
@@ -187,6 +198,8 @@ final class PulseOutput: AudioOutput, @unchecked Sendable {
     guard let stream = stateLock.withLock({ self.stream }) else { return 0 }
     // Blocks until the server has room; large writes are cut up by libpulse.
     _ = PulseLibrary.functions.pa_simple_write(stream, pcm.baseAddress, pcm.count, nil)
+    // Kept once the server has taken it: its latency then counts it as queued.
+    tap.append(pcm)
     return 0
   }
 
@@ -218,6 +231,7 @@ final class PulseOutput: AudioOutput, @unchecked Sendable {
 /// fast as it comes).
 final class LibaoOutput: AudioOutput, @unchecked Sendable {
   let driverName: String
+  let tap = PCMTap()
   /// Nil once closed.
   private var device: OpaquePointer?
   /// Set for file drivers.
@@ -295,6 +309,7 @@ final class LibaoOutput: AudioOutput, @unchecked Sendable {
     let bytes = UnsafeMutablePointer(
       mutating: pcm.baseAddress!.assumingMemoryBound(to: CChar.self))
     ao_play(device, bytes, UInt32(pcm.count))
+    tap.append(pcm)
     return stateLock.withLock { clock?.wrote(bytes: pcm.count, at: Date()) ?? 0 }
   }
 

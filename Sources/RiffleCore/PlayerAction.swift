@@ -72,6 +72,8 @@ public enum PlayerAction: Equatable, Sendable {
   case toggleHelp
   /// Show or hide the lyrics of the current song.
   case toggleLyrics
+  /// Show or hide the spectrum of what plays.
+  case toggleVisualizer
   /// Scroll plain lyrics by some lines (negative: up).
   case scrollLyrics(Int)
   /// Scroll plain lyrics by some pages (negative: up). The view model turns this into lines
@@ -131,7 +133,7 @@ extension PlayerAction {
       .toggleLyrics,
       .scrollLyrics, .pageLyrics, .identify, .enqueue, .playNext, .showQueue, .moveInQueue,
       .removeFromQueue, .clearQueue, .toggleShuffle, .cycleRepeat, .changeVolume, .toggleMute,
-      .share, .savePlaylist:
+      .share, .savePlaylist, .toggleVisualizer:
       return true
     default:
       return false

@@ -135,6 +135,8 @@ public struct PlayerState: Equatable, Sendable {
   public var isQuitting = false
   /// Set while listening for a song to name.
   public var identify: Identify?
+  /// The spectrum of what plays is shown (drawn only while a song plays).
+  public var visualizer = false
 
   /// Songs asked to play after the current one, before the pages go on ("up next").
   public var queue: [Song] = []

@@ -71,6 +71,10 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     state.overlay = state.overlay == .help ? nil : .help
     return []
 
+  case .toggleVisualizer:
+    state.visualizer.toggle()
+    return []
+
   case .toggleLyrics, .pageLyrics, .scrollLyrics, .lyricsLoaded, .lyricsFailed,
     .retryDue(.lyrics, _):
     return reduceLyrics(&state, action)

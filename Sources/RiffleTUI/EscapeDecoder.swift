@@ -72,9 +72,9 @@ public enum EscapeDecoder {
   /// broken sequence, which is dropped, and is kept as a key of its own. A sequence cut off by
   /// the end of a read leaves a plain `.escape`.
   private static func sequence(_ keys: [Key], at start: Int) -> (Key?, Int)? {
-    guard start < keys.count, case .char(let introducer) = keys[start],
-      introducer == "[" || introducer == "O"
-    else { return nil }
+    guard start < keys.count, case .char(let introducer) = keys[start] else { return nil }
+    if introducer == "_" { return (nil, applicationCommand(keys, at: start + 1)) }
+    guard introducer == "[" || introducer == "O" else { return nil }
     var body = ""
     var i = start + 1
     while i < keys.count, i - start < 32 {
@@ -86,6 +86,9 @@ public enum EscapeDecoder {
         }
       } else if (0x41...0x5A).contains(value) || c == "~" {
         return (named(body: body, final: c), used)
+      } else if c == "c", body.hasPrefix("?") || body.hasPrefix(">") {
+        // A device attributes answer that came after the start-up wait: not a key.
+        return (nil, used)
       }
       guard (0x30...0x3F).contains(value) else { return (nil, i - start) }
       body.append(c)
@@ -96,6 +99,21 @@ public enum EscapeDecoder {
       return (.escape, i - start)
     }
     return (nil, i - start)
+  }
+
+  /// Keys used by an application command (`ESC _ ... ESC \\`) whose body starts at `start`:
+  /// a kitty graphics answer that came after the start-up wait. Dropped whole, never typed;
+  /// one cut off by the end of the read is dropped to there.
+  private static func applicationCommand(_ keys: [Key], at start: Int) -> Int {
+    var i = start
+    while i < keys.count, i - start < 4096 {
+      if keys[i] == .escape {
+        if i + 1 < keys.count, keys[i + 1] == .char("\\") { return i + 2 - (start - 1) }
+        return i - (start - 1)
+      }
+      i += 1
+    }
+    return i - (start - 1)
   }
 
   private static func named(body: String, final: Character) -> Key? {

@@ -12,6 +12,23 @@ public final class NCursesTerminal: Terminal {
   public let colorCount: Int
   private let canChangeColor: Bool
   private var active = true
+  /// How covers are shown: symbols, or pictures through the kitty graphics protocol.
+  public let pictures: PictureProtocol
+  /// Images the terminal holds (sent once, shown again by id), oldest first.
+  private var sentPictures: [UInt32] = []
+  /// The picture shown now.
+  private var placedPicture: CoverPicture?
+  /// Bytes of picture commands written since start, and pictures uploaded (the log's last
+  /// line about pictures; the figures and tests read it).
+  public private(set) var pictureBytes = 0
+  public private(set) var picturesSent = 0
+  /// Told after a picture was written out: its id and the bytes written for it (upload and
+  /// placement), for the milestone trace.
+  public var onPicture: ((UInt32, Int) -> Void)?
+  /// The screen will be cleared by the next update (after a resize).
+  private var cleared = false
+  /// Pictures the terminal keeps at most; older ones are deleted from it.
+  static let keptPictures = 8
 
   private struct PairKey: Hashable {
     var fg: Int32
@@ -19,9 +36,20 @@ public final class NCursesTerminal: Terminal {
   }
 
   /// Takes over the terminal: alternate screen, no echo, keys one at a time, no cursor.
-  public init() throws {
+  /// `entry` names the terminfo entry to use instead of `TERM`'s (see `ColorChoice`).
+  /// `pictures` says whether covers are sent as images (see `TerminalPictures`).
+  public init(entry: String? = nil, pictures: PictureProtocol = .symbols) throws {
+    self.pictures = pictures
     NCursesTerminal.chooseLocale()
-    guard initscr() != nil else { throw TerminalError("cannot start the terminal (is TERM set?)") }
+    if let entry, entry != ProcessInfo.processInfo.environment["TERM"] {
+      guard riffle_nc_newterm(entry) == OK else {
+        throw TerminalError("cannot start the terminal as \(entry)")
+      }
+    } else {
+      guard initscr() != nil else {
+        throw TerminalError("cannot start the terminal (is TERM set?)")
+      }
+    }
     cbreak()
     noecho()
     nonl()
@@ -45,9 +73,104 @@ public final class NCursesTerminal: Terminal {
   }
 
   private static func writeOut(_ text: String) {
-    // ncurses writes through its own buffer, flushed by doupdate; this goes straight out.
-    var bytes = Array(text.utf8)
-    _ = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    writeAll(Array(text.utf8))
+  }
+
+  /// Writes every byte (a picture is hundreds of kilobytes: one write may take part of it).
+  /// ncurses writes through its own buffer, flushed by doupdate; this goes straight out.
+  private static func writeAll(_ bytes: [UInt8]) {
+    bytes.withUnsafeBytes { buffer in
+      var offset = 0
+      while offset < buffer.count {
+        let count = write(STDOUT_FILENO, buffer.baseAddress! + offset, buffer.count - offset)
+        if count > 0 {
+          offset += count
+        } else if count < 0 && (errno == EINTR || errno == EAGAIN) {
+          var output = pollfd(fd: STDOUT_FILENO, events: Int16(POLLOUT), revents: 0)
+          _ = poll(&output, 1, 100)
+        } else {
+          return
+        }
+      }
+    }
+  }
+
+  /// The size of a cell in pixels, as the terminal reports it (8x16 when it reports none).
+  public var cellPixels: (width: Int, height: Int) {
+    var ws = winsize()
+    guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &ws) == 0, ws.ws_col > 0, ws.ws_row > 0,
+      ws.ws_xpixel > 0, ws.ws_ypixel > 0
+    else { return (8, 16) }
+    return (Int(ws.ws_xpixel) / Int(ws.ws_col), Int(ws.ws_ypixel) / Int(ws.ws_row))
+  }
+
+  /// Shows `picture` (or none) after the cells are out: sent once, then placed by id. `again`
+  /// places it even if it is up already (the screen was cleared).
+  private func showPicture(_ picture: CoverPicture?, again: Bool) {
+    if pictures.replacesCells {
+      showCellPicture(picture, again: again)
+      return
+    }
+    guard pictures == .kitty else { return }
+    var out: [UInt8] = []
+    if let picture {
+      if !sentPictures.contains(picture.id) {
+        out += KittyGraphics.transmit(id: picture.id, png: picture.png)
+        sentPictures.append(picture.id)
+        picturesSent += 1
+        while sentPictures.count > Self.keptPictures {
+          out += KittyGraphics.delete(id: sentPictures.removeFirst())
+        }
+      }
+      if let old = placedPicture, old.id != picture.id {
+        out += KittyGraphics.removePlacement(id: old.id)
+      }
+      if again || placedPicture != picture {
+        out += KittyGraphics.place(
+          id: picture.id, x: 0, y: 0, columns: picture.columns, rows: picture.rows)
+      }
+    } else if let old = placedPicture {
+      out += KittyGraphics.removePlacement(id: old.id)
+    }
+    placedPicture = picture
+    guard !out.isEmpty else { return }
+    pictureBytes += out.count
+    Self.writeAll(out)
+    if let picture { onPicture?(picture.id, out.count) }
+  }
+
+  /// Before the cells go out: a sixel or iTerm2 picture that goes away (or is replaced) is
+  /// painted over, for ncurses believes the blank cells under it are on screen.
+  private func uncoverCells(for picture: CoverPicture?) {
+    guard pictures.replacesCells, let old = placedPicture, old != picture else { return }
+    wredrawln(riffle_nc_stdscr(), Int32(old.row), Int32(old.rows))
+  }
+
+  /// After the cells: draws a sixel or iTerm2 picture that is new here (or after a clear).
+  private func showCellPicture(_ picture: CoverPicture?, again: Bool) {
+    defer { placedPicture = picture }
+    guard let picture, again || placedPicture != picture else { return }
+    let out = CellPictures.draw(picture, protocol: pictures)
+    picturesSent += 1
+    pictureBytes += out.count
+    Self.writeAll(out)
+    onPicture?(picture.id, out.count)
+  }
+
+  /// Takes every picture off the screen and out of the terminal's memory.
+  private func forgetPictures() {
+    if pictures.replacesCells {
+      // Cleared with the screen: the next picture is drawn afresh.
+      placedPicture = nil
+      return
+    }
+    guard pictures == .kitty, !sentPictures.isEmpty || placedPicture != nil else { return }
+    var out = KittyGraphics.deleteAll
+    for id in sentPictures { out += KittyGraphics.delete(id: id) }
+    sentPictures.removeAll()
+    placedPicture = nil
+    pictureBytes += out.count
+    Self.writeAll(out)
   }
 
   /// Wide text needs a UTF-8 locale; under LC_ALL=C fall back to C.UTF-8.
@@ -69,6 +192,9 @@ public final class NCursesTerminal: Terminal {
       resizeterm(Int32(ws.ws_row), Int32(ws.ws_col))
     }
     shown = nil
+    // A picture for the old size is no use at the new one: sizes change the pictures' ids.
+    forgetPictures()
+    cleared = true
     clearok(riffle_nc_stdscr(), true)
   }
 
@@ -93,8 +219,13 @@ public final class NCursesTerminal: Terminal {
       }
     }
     shown = screen
+    uncoverCells(for: screen.picture)
     wnoutrefresh(riffle_nc_stdscr())
     doupdate()
+    // kitty: placed again after any full redraw (cheap). Sixel: drawn again only after the
+    // screen was cleared (a resize), for cells that did not change are not sent again.
+    showPicture(screen.picture, again: pictures.replacesCells ? cleared : previous == nil)
+    cleared = false
   }
 
   private func draw(_ cell: Cell, x: Int, y: Int) {
@@ -127,6 +258,12 @@ public final class NCursesTerminal: Terminal {
     switch color {
     case .default: return -1
     case .palette(let index):
+      // In direct colour only 0...7 are palette entries; the rest are RGB values.
+      if colorCount >= 0x1000000 && index >= 8 {
+        let (r, g, b) = Palette.rgb(of: index)
+        let value = Int32(r) << 16 | Int32(g) << 8 | Int32(b)
+        return value < 8 ? 8 : value
+      }
       if Int(index) < colorCount { return Int32(index) }
       return Int32(Palette.nearestBasic(Palette.rgb(of: index)))
     case .rgb(let r, let g, let b):
@@ -210,6 +347,11 @@ public final class NCursesTerminal: Terminal {
   public func restore() {
     guard active else { return }
     active = false
+    forgetPictures()
+    if pictures != .symbols {
+      FileHandle.standardError.write(
+        Data("pictures: \(picturesSent) sent, \(pictureBytes) bytes\n".utf8))
+    }
     Self.writeOut("\u{1B}[?1006l\u{1B}[?1002l\u{1B}[?1000l")
     curs_set(1)
     endwin()

@@ -22,9 +22,10 @@ public struct PageView {
 
   /// Draws the page. `art` gives a song's cover as cells the size of the screen, when it is
   /// ready; until then a gradient in the song's colour stands in.
+  /// `spectrum` (levels 0...1, low to high) is drawn as bars above the band.
   public func render(
     _ state: PlayerState, motion: PageMotion = PageMotion(), width: Int, height: Int,
-    art: (Song) -> CoverCells? = { _ in nil }
+    spectrum: [Double]? = nil, art: (Song) -> CoverCells? = { _ in nil }
   ) -> Screen {
     var screen = Screen(width: width, height: height)
     guard width >= Self.minimumSize.width, height >= Self.minimumSize.height else {
@@ -33,8 +34,31 @@ public struct PageView {
     }
     if let song = state.currentSong {
       let cover = art(song)
-      drawBackground(&screen, for: song, art: cover, fade: motion.fadeProgress(for: song.id))
+      let fade = motion.fadeProgress(for: song.id)
+      // A picture shows only when the page stands still with nothing over it: slides and
+      // fades move the cells (the picture would be a cut), and overlays darken what is behind
+      // them, which cells can and a picture under them cannot.
+      let still =
+        motion.slide == nil && fade >= 1 && state.overlay == nil && state.identify == nil
+      // Bars can be drawn over a picture under the cells, not under one drawn over them.
+      if still, let picture = cover?.picture, picture.columns == width, picture.row >= 0,
+        picture.rows > 0, picture.row + picture.rows <= height,
+        spectrum == nil || picture.underCells
+      {
+        // A picture under the cells (kitty) shows through blanks with the terminal's own
+        // background; one drawn over them (sixel) keeps the cover's cells beneath.
+        if !picture.underCells || picture.rows < height {
+          drawBackground(&screen, for: song, art: cover, fade: fade)
+        }
+        if picture.underCells {
+          screen.fill(x: 0, y: picture.row, width: width, height: picture.rows, style: .plain)
+        }
+        screen.picture = picture
+      } else {
+        drawBackground(&screen, for: song, art: cover, fade: fade)
+      }
       drawPage(&screen, song: song, state: state, overArt: cover != nil)
+      if let spectrum { drawSpectrum(&screen, spectrum) }
       if let slide = motion.slide, state.songs.indices.contains(slide.from) {
         // The page slides in over the one it replaces, which is drawn as it was left.
         var before = state
@@ -61,6 +85,38 @@ public struct PageView {
       drawSearch(&screen, prompt: prompt, library: state.searchesLibrary)
     }
     return screen
+  }
+
+  /// Bars the spectrum has at a width: one every two columns within the margins.
+  public static func spectrumBands(_ width: Int) -> Int {
+    max(0, (width - 2 * (width >= 60 ? 4 : 2)) / 2)
+  }
+
+  /// The spectrum as bars in eighths of a cell, standing on the band, up to the header; the
+  /// cover's own backgrounds kept behind them.
+  private func drawSpectrum(_ screen: inout Screen, _ levels: [Double]) {
+    let w = screen.width
+    let h = screen.height
+    guard let layout = PageLayout.make(width: w, height: h, state: PlayerState()) else { return }
+    let top = 2
+    let rows = layout.bandTop - top
+    guard rows > 0, !levels.isEmpty else { return }
+    let margin = w >= 60 ? 4 : 2
+    let eighths = ["", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
+    for (band, level) in levels.enumerated() {
+      let x = margin + 2 * band
+      guard x < w - margin else { break }
+      var height = Int((min(1, max(0, level)) * Double(rows * 8)).rounded())
+      var y = layout.bandTop - 1
+      while height > 0, y >= top {
+        var cell = screen[x, y]
+        cell.text = eighths[min(8, height)]
+        cell.style.foreground = theme.accent
+        screen[x, y] = cell
+        height -= 8
+        y -= 1
+      }
+    }
   }
 
   /// The listening indicator for `i`: what it is doing, the input level and the time heard.
@@ -115,9 +171,8 @@ public struct PageView {
     if let art, art.width == screen.width, art.height == screen.height {
       // The band rows come darkened already (see `bandDarkening`); only a fade costs here.
       let cells = fade < 1 ? CoverArt.darkened(art, by: 1 - fade, rows: 0..<screen.height) : art
-      for y in 0..<screen.height {
-        for x in 0..<screen.width { screen[x, y] = cells[x, y] }
-      }
+      // One copy of the whole grid: this runs on every frame of an animation or the visualizer.
+      screen.replaceCells(with: cells.cells)
       return
     }
     let (r, g, b) = Self.colour(for: song.id)

@@ -57,6 +57,9 @@ public struct Screen: Equatable, Sendable {
   public let width: Int
   public let height: Int
   public private(set) var cells: [Cell]
+  /// A picture under the cells, at the top left, where the terminal can show one: it shows
+  /// through cells with the default background and is hidden by any other background.
+  public var picture: CoverPicture?
 
   public init(width: Int, height: Int, fill: CellStyle = .plain) {
     self.width = max(0, width)
@@ -70,6 +73,12 @@ public struct Screen: Equatable, Sendable {
       guard x >= 0, y >= 0, x < width, y < height else { return }
       cells[y * width + x] = newValue
     }
+  }
+
+  /// Every cell at once, row by row (`cells.count` must be `width * height`).
+  public mutating func replaceCells(with cells: [Cell]) {
+    precondition(cells.count == self.cells.count)
+    self.cells = cells
   }
 
   /// Fills a rectangle with blanks in a style (clipped to the screen).

@@ -32,7 +32,8 @@ struct Doctor: ParsableCommand {
     let paths = AppPaths.fromEnvironment(environment)
     let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
     var checks: [DoctorCheck] = []
-    checks += DoctorCheck.terminal(environment: environment)
+    checks += DoctorCheck.terminal(environment: environment, color: config.color)
+    checks.append(DoctorCheck.pictures(environment: environment, setting: config.pictures))
     checks.append(DoctorCheck.audio())
     checks.append(DoctorCheck.curl())
     checks.append(DoctorCheck.ffmpeg())
@@ -64,7 +65,17 @@ struct DoctorCheck {
     return head + finding + (fix.map { " -> \($0)" } ?? "")
   }
 
-  static func terminal(environment: [String: String]) -> [DoctorCheck] {
+  /// How covers will be shown: the same decision (and the same question to the terminal,
+  /// when stdin and stdout are one) as the player's at start.
+  static func pictures(environment: [String: String], setting: PictureSetting) -> DoctorCheck {
+    let choice = TerminalPictures.choose(
+      setting: setting, environment: environment, ask: { TerminalPictures.ask() })
+    return DoctorCheck(level: .ok, name: "pictures", finding: choice.reason)
+  }
+
+  static func terminal(environment: [String: String], color: ColorSetting = .auto)
+    -> [DoctorCheck]
+  {
     var checks: [DoctorCheck] = []
     let term = environment["TERM"] ?? ""
     if term.isEmpty {
@@ -85,13 +96,13 @@ struct DoctorCheck {
             level: .warn, name: "terminal", finding: "\(term) has \(colours); covers look coarse",
             fix: "use a 256-colour type such as xterm-256color or tmux-256color"))
       } else {
-        let direct = ["truecolor", "24bit"].contains(environment["COLORTERM"] ?? "")
+        // The same decision the player makes at start (ColorChoice), so this line is what
+        // the screen will do.
+        let choice = ColorChoice.choose(
+          term: term, environment: environment, setting: color,
+          colors: { TerminalProbe.describe(term: $0)?.colors }, tmux: TmuxColorQuery.ask)
         checks.append(
-          DoctorCheck(
-            level: .ok, name: "terminal",
-            finding: "\(term), \(entry.colors > 256 ? "true colour" : "\(entry.colors) colours")"
-              + (direct && entry.colors <= 256
-                ? " (COLORTERM promises more: try xterm-direct)" : "")))
+          DoctorCheck(level: .ok, name: "terminal", finding: "\(term), \(choice.reason)"))
       }
     } else {
       checks.append(

@@ -364,9 +364,19 @@ private func startPlayer(
   likeSync: LikeSync?
 ) throws {
   let (config, problems) = config
-  let terminal = try NCursesTerminal()
+  let environment = ProcessInfo.processInfo.environment
+  let colors = ColorChoice.choose(
+    term: environment["TERM"] ?? "", environment: environment, setting: config.color,
+    colors: { TerminalProbe.describe(term: $0)?.colors }, tmux: TmuxColorQuery.ask)
+  FileHandle.standardError.write(Data("colour: \(colors.reason)\n".utf8))
+  let pictures = TerminalPictures.choose(
+    setting: config.pictures, environment: environment, ask: { TerminalPictures.ask() })
+  FileHandle.standardError.write(Data("pictures: \(pictures.reason)\n".utf8))
+  let terminal = try NCursesTerminal(entry: colors.entry, pictures: pictures.protocol)
+  terminal.onPicture = { id, bytes in Trace.mark("picture \(id) \(bytes)") }
   let likeStore = LikeStore(file: paths.likesFile)
   let box = ModelBox()
+  let openOutput = OpenOutput()
   let historyFile = paths.searchHistoryFile
   let sessionFile = paths.sessionFile
   let playlistFolder = paths.playlists
@@ -376,7 +386,11 @@ private func startPlayer(
       library: { LibraryIndexHolder.shared.index }),
     audio: .live(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
-      output: { try driver.open() },
+      output: {
+        let output = try driver.open()
+        openOutput.set(output)
+        return output
+      },
       events: { event in box.model?.post(event.action) }),
     likes: .live(likeStore, remote: likeSync),
     saveSearchHistory: { terms in
@@ -412,9 +426,11 @@ private func startPlayer(
       }
     },
     copyToClipboard: { text in Clipboard.copy(text) })
+  let cellPixels: (() -> (width: Int, height: Int))? =
+    pictures.protocol == .symbols ? nil : { terminal.cellPixels }
   let artwork = Artwork(
-    mode: Artwork.mode(
-      environment: ProcessInfo.processInfo.environment, terminalColors: terminal.colorCount),
+    mode: colors.artMode,
+    pictures: pictures.protocol, cellPixels: cellPixels,
     load: Artwork.liveLoader(
       client: .shared,
       cache: DiskCache(folder: paths.cache.appendingPathComponent("images"), capacity: 64 << 20)))
@@ -426,6 +442,9 @@ private func startPlayer(
   let model = PlayerViewModel(
     clients: clients, terminal: terminal, ticker: DispatchTicker(), keyMap: config.keyMap,
     view: PageView(theme: config.theme, keyMap: config.keyMap), state: state, artwork: artwork,
+    visualizer: Visualizer(
+      samples: { openOutput.current?.heardSamples(count: $0) },
+      enable: { openOutput.tapping = $0 }),
     onQuit: { Foundation.exit(0) })
   box.model = model
   liveModel = model
@@ -434,6 +453,7 @@ private func startPlayer(
   let input = DispatchSource.makeReadSource(fileDescriptor: STDIN_FILENO, queue: .main)
   var emptyReads = 0
   input.setEventHandler {
+    Trace.mark("input")
     MainActor.assumeIsolated {
       // Readable again and again with nothing to read means the terminal is gone (EOF):
       // quit rather than spin.
@@ -494,6 +514,33 @@ private final class LibraryIndexHolder: @unchecked Sendable {
       }
       opened = .some(index)
       return index
+    }
+  }
+}
+
+/// The output the engine opened, for the visualizer's tap (the engine opens it on first play).
+private final class OpenOutput: @unchecked Sendable {
+  private let lock = NSLock()
+  private var output: (any AudioOutput)?
+  private var tap = false
+
+  var current: (any AudioOutput)? { lock.withLock { output } }
+
+  func set(_ output: any AudioOutput) {
+    lock.withLock {
+      self.output = output
+      output.tap.isEnabled = tap
+    }
+  }
+
+  /// Whether the output keeps what it plays for the visualizer.
+  var tapping: Bool {
+    get { lock.withLock { tap } }
+    set {
+      lock.withLock {
+        tap = newValue
+        output?.tap.isEnabled = newValue
+      }
     }
   }
 }

@@ -56,6 +56,8 @@ struct DoctorEndToEndTests {
     #expect(result.lines.check("terminal")?.hasPrefix("OK    terminal: xterm-256color") == true)
     #expect(result.lines.check("locale") == "OK    locale: UTF-8")
     #expect(result.lines.check("size")?.hasPrefix("WARN") == true, "stdout is a pipe here")
+    // No terminal to ask on a pipe (or tmux around the test runner): symbols, and why.
+    #expect(result.lines.check("pictures")?.hasPrefix("OK    pictures: symbols: ") == true)
     let audio = result.lines.check("audio") ?? ""
     #expect(audio.contains("null") || audio.hasPrefix("OK"), "\(audio)")
     #expect(result.lines.check("libcurl") == "OK    libcurl: libcurl.so.4 loads (http and https)")

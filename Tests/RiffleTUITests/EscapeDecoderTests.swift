@@ -248,3 +248,24 @@ struct EscapeDecoderCutOffTests {
     #expect(EscapeDecoder.decode(second + rawKeys("2C")) == [.shiftRight])
   }
 }
+
+@Suite("EscapeDecoder: terminal answers that come late")
+struct EscapeDecoderLateAnswerTests {
+  @Test("a kitty graphics answer after the start-up wait is dropped whole, keys around it kept")
+  func kittyAnswer() {
+    #expect(decode("q\u{1B}_Gi=31;OK\u{1B}\\l") == [.char("q"), .char("l")])
+    #expect(decode("\u{1B}_Gi=31;ENOTSUPPORTED:x\u{1B}\\") == [])
+    // Cut off by the end of the read: dropped to there.
+    #expect(decode("\u{1B}_Gi=31;O") == [])
+    // An ESC inside ends it there and stays a key of its own.
+    #expect(decode("\u{1B}_Gi\u{1B}[C") == [.right])
+  }
+
+  @Test("a device attributes answer after the wait is dropped, not typed as 'c'")
+  func deviceAttributes() {
+    #expect(decode("\u{1B}[?62;4;22c") == [])
+    #expect(decode("\u{1B}[>1;4000;15cq") == [.char("q")])
+    // A lower-case final without ? or > is not an answer: the old rule (dropped, kept as key).
+    #expect(decode("\u{1B}[1c") == [.char("c")])
+  }
+}

@@ -32,6 +32,8 @@ public struct CoverCells: Equatable, Sendable {
   public var width: Int
   public var height: Int
   public var cells: [Cell]
+  /// The cover as a real picture, for terminals that can show one under the cells.
+  public var picture: CoverPicture?
 
   public init(width: Int, height: Int, cells: [Cell]) {
     precondition(cells.count == max(0, width) * max(0, height))
