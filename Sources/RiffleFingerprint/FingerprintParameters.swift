@@ -41,7 +41,23 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// ...and this share of the query's hashes.
   public var minShareOfQuery: Double = 0.01
 
+  /// A recording is searched as played at speeds from 1 - this to 1 + this (pitch and tempo
+  /// together, as a record played fast or a radio speed-up)...
+  public var maxSpeedChange: Double = 0.05
+  /// ...in steps of this.
+  public var speedStep: Double = 0.005
+
   public init() {}
+
+  /// The speeds a recording is searched at: 1 first, then outwards.
+  public var speeds: [Double] {
+    let steps = speedStep > 0 ? Int((maxSpeedChange / speedStep).rounded(.down)) : 0
+    var out = [1.0]
+    for step in stride(from: 1, through: steps, by: 1) {
+      out += [1 + Double(step) * speedStep, 1 - Double(step) * speedStep]
+    }
+    return out
+  }
 
   /// The resampling factor from the input rate.
   public var decimation: Int { inputRate / sampleRate }

@@ -19,9 +19,13 @@ public struct Fingerprinter: Sendable {
 
   /// Landmarks of mono samples at the input rate (44.1 kHz), in -1...1.
   public func landmarks(mono samples: [Float]) -> [Landmark] {
+    LandmarkHasher.landmarks(peaks(mono: samples), parameters: parameters)
+  }
+
+  /// Spectrogram peaks of mono samples at the input rate (44.1 kHz), in -1...1.
+  public func peaks(mono samples: [Float]) -> [Peak] {
     let spectrogram = SpectrumAnalyzer.spectrogram(
       resampler.downsample(samples), parameters: parameters)
-    return LandmarkHasher.landmarks(
-      PeakPicker.peaks(in: spectrogram, parameters: parameters), parameters: parameters)
+    return PeakPicker.peaks(in: spectrogram, parameters: parameters)
   }
 }

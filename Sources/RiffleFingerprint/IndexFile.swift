@@ -10,7 +10,7 @@ import Foundation
 /// ```
 public enum IndexFile {
   public static let magic = Data("RFPI".utf8)
-  public static let version: UInt32 = 1
+  public static let version: UInt32 = 2
 
   /// Why a stored index cannot be used (it is then rebuilt).
   public enum ReadError: Error, Equatable, CustomStringConvertible {

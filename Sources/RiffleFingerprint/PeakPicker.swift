@@ -4,11 +4,19 @@ public struct Peak: Equatable, Hashable, Sendable {
   public var bin: Int
   /// How far it stands above the level around it (natural-log power).
   public var prominence: Float
+  /// Where the peak really lies between frames and between bins (a parabola through the
+  /// point and its neighbours): what a change of speed is applied to, and what is hashed.
+  public var fineFrame: Float
+  public var fineBin: Float
 
-  public init(frame: Int, bin: Int, prominence: Float) {
+  public init(
+    frame: Int, bin: Int, prominence: Float, fineFrame: Float? = nil, fineBin: Float? = nil
+  ) {
     self.frame = frame
     self.bin = bin
     self.prominence = prominence
+    self.fineFrame = fineFrame ?? Float(frame)
+    self.fineBin = fineBin ?? Float(bin)
   }
 }
 
@@ -63,11 +71,27 @@ public enum PeakPicker {
         let value = values[row + bin]
         let level = levels[row + bin]
         if value >= max(level + p.peakAboveMean, p.peakFloor) && value == neighbourhood[row + bin] {
-          candidates.append(Peak(frame: frame, bin: bin, prominence: value - level))
+          let left = bin > 0 ? values[row + bin - 1] : value
+          let right = bin + 1 < bins ? values[row + bin + 1] : value
+          let before = frame > 0 ? values[row - bins + bin] : value
+          let after = frame + 1 < frames ? values[row + bins + bin] : value
+          candidates.append(
+            Peak(
+              frame: frame, bin: bin, prominence: value - level,
+              fineFrame: Float(frame) + vertexOffset(before, value, after),
+              fineBin: Float(bin) + vertexOffset(left, value, right)))
         }
       }
     }
     return capped(candidates, perBlock: p.peaksPerSecond, blockFrames: framesPerSecond(p))
+  }
+
+  /// Where the top of the parabola through three equally spaced values lies, relative to the
+  /// middle one (within -0.5...0.5 when the middle one is the largest).
+  static func vertexOffset(_ a: Float, _ b: Float, _ c: Float) -> Float {
+    let curvature = a - 2 * b + c
+    guard curvature < 0 else { return 0 }
+    return max(-0.5, min(0.5, 0.5 * (a - c) / curvature))
   }
 
   /// Frames in one second, the block over which the peak cap applies.
