@@ -118,8 +118,10 @@ public final class FingerprintIndex: Sendable {
     guard var best = tries.max(by: { $0.match.score < $1.match.score })?.match else {
       return nil
     }
-    best.runnerUp = tries.reduce(0) { runnerUp, try_ in
-      max(runnerUp, try_.match.songID == best.songID ? try_.match.runnerUp : try_.match.score)
+    best.runnerUp = tries.reduce(0) { runnerUp, attempt in
+      max(
+        runnerUp, attempt.match.songID == best.songID ? attempt.match.runnerUp : attempt.match.score
+      )
     }
     // The speed between the steps: the top of a parabola through the best score and its
     // neighbours' scores for the same song.
