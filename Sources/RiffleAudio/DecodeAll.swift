@@ -20,4 +20,34 @@ extension DecoderFactory {
     guard decoder.hasFormat else { throw DecodeError.noAudio }
     return pcm
   }
+
+  /// Decodes at most the first `maxFrames` frames of a file, feeding it a megabyte at a time,
+  /// so a long recording costs only what is kept. Also says whether the file went on beyond.
+  public static func decodePrefix(_ bytes: Data, maxFrames: Int) throws -> (
+    pcm: Data, cut: Bool
+  ) {
+    let decoder = try make(for: AudioSniffer.kind(of: bytes))
+    decoder.setInputLength(Int64(bytes.count))
+    let maxBytes = maxFrames * PCMFormat.bytesPerFrame
+    var pcm = Data()
+    var fed = 0
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+    defer { buffer.deallocate() }
+    loop: while pcm.count < maxBytes {
+      switch try decoder.decode(into: buffer) {
+      case .pcm(let count):
+        pcm.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+      case .needMore where fed < bytes.count:
+        let end = min(bytes.count, fed + 1 << 20)
+        try decoder.feed(bytes.subdata(in: fed..<end))
+        fed = end
+        if fed == bytes.count { decoder.finishInput() }
+      case .needMore, .done: break loop
+      }
+    }
+    guard decoder.hasFormat else { throw DecodeError.noAudio }
+    let cut = pcm.count >= maxBytes
+    if pcm.count > maxBytes { pcm.removeSubrange(maxBytes...) }
+    return (pcm, cut)
+  }
 }

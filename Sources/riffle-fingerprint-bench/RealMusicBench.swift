@@ -512,17 +512,23 @@ enum RealMusicBench {
     }
   }
 
-  /// Query time against `size` songs: the real catalog plus copies of its prints moved to
-  /// other anchor bins (the hash statistics of real music, other songs' hashes).
+  /// Query time against `size` songs: the real catalog plus copies of its prints whose anchor
+  /// bins are relabelled by a random permutation per copy: the hash statistics of real music
+  /// (as many postings per hash, as skewed), but other songs' hashes. (Moving the bins by a
+  /// constant instead would make each copy the song transposed, which a speed search partly
+  /// finds again.)
   static func scaleFigures(
     size: Int, prints: [SongPrint], queries: [Query], songs: [Song], fingerprinter: Fingerprinter
   ) {
     guard !prints.isEmpty, !queries.isEmpty else { return }
     var large = prints
-    var copy = 1
+    var copy: UInt64 = 1
     while large.count < size {
+      var random = SeededRandom(seed: copy)
+      var permutation = Array(0..<512)
+      for i in stride(from: 511, to: 0, by: -1) { permutation.swapAt(i, random.int(0...i)) }
       for print in prints where large.count < size {
-        large.append(transposed(print, by: copy))
+        large.append(relabelled(print, copy: copy, bins: permutation))
       }
       copy += 1
     }
@@ -547,16 +553,15 @@ enum RealMusicBench {
         1000 * times[min(times.count - 1, times.count * 95 / 100)], right, queries.count))
   }
 
-  /// A print whose hashes are moved `by` anchor bins (wrapping): another song with the same
-  /// kind of hash statistics.
-  static func transposed(_ print: SongPrint, by shift: Int) -> SongPrint {
+  /// A print with every anchor bin relabelled through `bins`.
+  static func relabelled(_ print: SongPrint, copy: UInt64, bins: [Int]) -> SongPrint {
     var out = print
-    out.id = "\(print.id)#\(shift)"
+    out.id = "\(print.id)#\(copy)"
     out.landmarks = print.landmarks.map { landmark in
       let parts = LandmarkHasher.parts(of: landmark.hash)
       return Landmark(
         hash: LandmarkHasher.hash(
-          bin: (parts.bin + shift) % 512, binDelta: parts.binDelta, frameDelta: parts.frameDelta),
+          bin: bins[parts.bin], binDelta: parts.binDelta, frameDelta: parts.frameDelta),
         frame: landmark.frame)
     }
     return out
