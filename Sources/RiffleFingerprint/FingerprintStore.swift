@@ -106,9 +106,16 @@ public final class FingerprintStore: Sendable {
       return .failure(.fetch(error.userMessage))
     case .success(let response):
       do {
-        let pcm = try DecoderFactory.decodeAll(response.body)
-        let landmarks = fingerprinter.landmarks(pcm16: pcm, channels: PCMFormat.channels)
-        let seconds = Double(pcm.count / PCMFormat.bytesPerFrame) / Double(PCMFormat.sampleRate)
+        // Decoded and fingerprinted a piece at a time: a long song costs no more memory than
+        // a short one (docs/fingerprinting.md, "Memory").
+        var stream = PeakStream(parameters: fingerprinter.parameters)
+        try DecoderFactory.decodeEach(response.body) { block in
+          stream.append(pcm16: block, channels: PCMFormat.channels)
+          return true
+        }
+        let seconds = stream.seconds
+        let landmarks = LandmarkHasher.landmarks(
+          stream.finish(), parameters: fingerprinter.parameters)
         return .success(
           SongPrint(id: song.id, audioKey: key, duration: seconds, landmarks: landmarks))
       } catch {

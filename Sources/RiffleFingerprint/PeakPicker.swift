@@ -26,6 +26,17 @@ public enum PeakPicker {
   public static func peaks(in spectrogram: Spectrogram, parameters p: FingerprintParameters)
     -> [Peak]
   {
+    capped(
+      candidates(in: spectrogram, parameters: p), perBlock: p.peaksPerSecond,
+      blockFrames: framesPerSecond(p))
+  }
+
+  /// Every point that is a peak, before the cap per second, in (frame, bin) order; frames are
+  /// numbered from `firstFrame` (the spectrogram's first row, when it is a piece of a longer
+  /// one).
+  static func candidates(
+    in spectrogram: Spectrogram, parameters p: FingerprintParameters, firstFrame: Int = 0
+  ) -> [Peak] {
     let frames = spectrogram.frames
     let bins = spectrogram.bins
     guard frames > 0, bins > 0 else { return [] }
@@ -77,13 +88,13 @@ public enum PeakPicker {
           let after = frame + 1 < frames ? values[row + bins + bin] : value
           candidates.append(
             Peak(
-              frame: frame, bin: bin, prominence: value - level,
-              fineFrame: Float(frame) + vertexOffset(before, value, after),
+              frame: firstFrame + frame, bin: bin, prominence: value - level,
+              fineFrame: Float(firstFrame + frame) + vertexOffset(before, value, after),
               fineBin: Float(bin) + vertexOffset(left, value, right)))
         }
       }
     }
-    return capped(candidates, perBlock: p.peaksPerSecond, blockFrames: framesPerSecond(p))
+    return candidates
   }
 
   /// Where the top of the parabola through three equally spaced values lies, relative to the
