@@ -39,7 +39,10 @@ public final class FingerprintStore: Sendable {
 
   /// The stored fingerprints of a feed, or none when the file is missing or unusable.
   public func stored(for feed: URL) -> [SongPrint] {
-    guard let data = try? Data(contentsOf: file(for: feed)) else { return [] }
+    // Mapped, not read: only the landmarks are decoded out of it.
+    guard let data = try? Data(contentsOf: file(for: feed), options: .alwaysMapped) else {
+      return []
+    }
     do {
       return try IndexFile.decode(data, parameters: fingerprinter.parameters)
     } catch {
@@ -114,8 +117,10 @@ public final class FingerprintStore: Sendable {
           return true
         }
         let seconds = stream.seconds
+        // In the order the index file keeps them, so a print read back equals the one made.
         let landmarks = LandmarkHasher.landmarks(
-          stream.finish(), parameters: fingerprinter.parameters)
+          stream.finish(), parameters: fingerprinter.parameters
+        ).sorted { ($0.frame, $0.hash) < ($1.frame, $1.hash) }
         return .success(
           SongPrint(id: song.id, audioKey: key, duration: seconds, landmarks: landmarks))
       } catch {
