@@ -25,8 +25,11 @@ public struct FingerprintParameters: Equatable, Sendable {
   public var levelBinRadius = 32
   /// Power (natural log) below which nothing counts as a peak (digital silence).
   public var peakFloor: Float = -6
-  /// At most this many peaks per second, the most prominent kept.
+  /// At most this many peaks per second, the most prominent kept...
   public var peaksPerSecond = 20
+  /// ...and in a recording to name, this many: voices or noise over the music take many of
+  /// the most prominent places, and a recording's hashes cost nothing to store.
+  public var queryPeaksPerSecond = 20
   /// Each anchor pairs with up to this many later peaks in its target zone.
   public var fanOut = 15
   /// The target zone: frames after the anchor (dt in minDelta...maxDelta)...

@@ -40,6 +40,7 @@ enum FingerprintBench {
     float("ABOVE_MEAN", &p.peakAboveMean)
     int("LEVEL_RADIUS", &p.levelBinRadius)
     int("PEAKS_PER_SECOND", &p.peaksPerSecond)
+    int("QUERY_PEAKS_PER_SECOND", &p.queryPeaksPerSecond)
     int("FAN_OUT", &p.fanOut)
     int("MAX_FRAME_DELTA", &p.maxFrameDelta)
     int("MAX_BIN_DELTA", &p.maxBinDelta)

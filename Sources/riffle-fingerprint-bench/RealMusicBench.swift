@@ -100,7 +100,8 @@ enum RealMusicBench {
       all.count <= options.maxSongs
       ? all : (0..<options.maxSongs).map { all[$0 * all.count / options.maxSongs] }
     let scratch = try ScratchFolder()
-    let songs = try split(Array(paths), fingerprinter: fingerprinter)
+    // The split uses the default parameters, so tuning runs compare the same catalog.
+    let songs = try split(Array(paths), fingerprinter: Fingerprinter())
     let conditions = Condition.all.filter { c in options.only.map { c.name.contains($0) } ?? true }
     log("making babble from espeak-ng voices...")
     let babble = try makeBabble(scratch)
@@ -150,7 +151,7 @@ enum RealMusicBench {
               scratch: scratch, tag: counter.next())
             made.append(
               Query(
-                condition: c, song: i, start: start, peaks: fingerprinter.peaks(mono: audio)))
+                condition: c, song: i, start: start, peaks: fingerprinter.queryPeaks(mono: audio)))
           } catch {
             log("\(condition.name) of \(song.path): \(error)")
           }

@@ -81,7 +81,7 @@ struct Identify: ParsableCommand {
       note("Fingerprinting \(count) new songs...")
     }
     for problem in update.problems { note("skipped \(TextSanitizer.sanitize(problem))") }
-    let peaks = store.fingerprinter.peaks(
+    let peaks = store.fingerprinter.queryPeaks(
       mono: pcm.withUnsafeBytes { Resampler.mono(pcm16: $0, channels: PCMFormat.channels) })
     guard let match = update.index.match(peaks: peaks),
       let song = songs.first(where: { $0.id == match.songID })

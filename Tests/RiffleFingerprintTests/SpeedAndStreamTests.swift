@@ -98,7 +98,7 @@ struct SpeedAndStreamTests {
     for (factor, song) in [(1.04, 2), (0.97, 1)] {
       let excerpt = Array(songs[song][220_500..<573_300])
       let match = try #require(
-        index.match(peaks: fingerprinter.peaks(mono: played(excerpt, speed: factor))))
+        index.match(peaks: fingerprinter.queryPeaks(mono: played(excerpt, speed: factor))))
       #expect(match.songID == "s\(song)")
       #expect(abs(match.offset - 5) < 0.1, "offset \(match.offset)")
       #expect(abs(match.speed - factor) < 0.003, "speed \(match.speed)")
@@ -106,7 +106,8 @@ struct SpeedAndStreamTests {
       var still = FingerprintParameters()
       still.maxSpeedChange = 0
       let plain = FingerprintIndex(songs: index.songs, parameters: still)
-      #expect(plain.match(peaks: fingerprinter.peaks(mono: played(excerpt, speed: factor))) == nil)
+      #expect(
+        plain.match(peaks: fingerprinter.queryPeaks(mono: played(excerpt, speed: factor))) == nil)
     }
   }
 }
