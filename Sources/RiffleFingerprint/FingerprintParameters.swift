@@ -42,7 +42,7 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// ...this many times the best other song's count...
   public var minMarginOverRunnerUp: Double = 3
   /// ...and this share of the query's hashes.
-  public var minShareOfQuery: Double = 0.01
+  public var minShareOfQuery: Double = 0.005
 
   /// A recording is searched as played at speeds from 1 - this to 1 + this (pitch and tempo
   /// together, as a record played fast or a radio speed-up)...
