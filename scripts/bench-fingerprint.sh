@@ -1,10 +1,50 @@
 #!/usr/bin/env bash
-# Builds the fingerprint benchmark in release mode and prints its tables: top-1 accuracy per
-# query condition, false matches, index build speed and query time (docs/fingerprinting.md).
-# Options pass through: --songs N (default 100), --index-songs N (default 1000), --seed N.
-# Needs `lame` for the MP3 round trips.
+# Builds the fingerprint benchmark in release mode and prints its tables (docs/fingerprinting.md).
+#
+#   scripts/bench-fingerprint.sh                 real recorded music (game soundtracks from Debian)
+#   scripts/bench-fingerprint.sh --quick         the same on 24 songs, one excerpt each: minutes
+#   scripts/bench-fingerprint.sh --synthesized   the synthesized songs (--songs N, --index-songs N)
+#
+# Other options pass through: --only TEXT (conditions whose name contains it), --seed N,
+# --queries-per-song N, --max-songs N, --scale 1000,10000 (query time against that many songs).
+# The real-music run installs the soundtrack packages, sox (the room, the phone line, speed
+# changes), espeak-ng (babble) and lame through RIFFLE_EXTRA_PACKAGES.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# Game soundtracks in Ogg Vorbis and MP3 (the wesnoth music packages are left for an independent
+# check).
+music_packages=(drascula-music asc-music fretsonfire-songs-muldjord fretsonfire-songs-sectoid
+  hyperrogue-music colobot-common-sounds)
+export RIFFLE_EXTRA_PACKAGES="${RIFFLE_EXTRA_PACKAGES:-} lame sox libsox-fmt-all espeak-ng ${music_packages[*]}"
 source scripts/setup-debian.sh
+
+mode=real
+args=()
+for arg in "$@"; do
+  case "$arg" in
+    --synthesized) mode=synthesized ;;
+    --quick) args+=(--max-songs 24 --queries-per-song 1) ;;
+    *) args+=("$arg") ;;
+  esac
+done
+
 swift build -c release --product riffle-fingerprint-bench >&2
-exec .build/release/riffle-fingerprint-bench "$@"
+if [ "$mode" = synthesized ]; then
+  exec .build/release/riffle-fingerprint-bench "${args[@]}"
+fi
+swift build -c release --product riffle >&2
+
+# The music: each package's soundtrack files of a minute or more (drascula ships the same
+# tracks once per language: its audio/ folder only; fretsonfire songs are song.ogg, beside the
+# separate guitar part).
+list=$(mktemp)
+trap 'rm -f "$list"' EXIT
+for p in "${music_packages[@]}"; do
+  dpkg -L "$p" | grep -E '\.(ogg|mp3)$' | grep -vE '/sounds/|/drascula/(de|en|es|fr|it)/|guitar\.ogg$' || true
+done | while IFS= read -r f; do
+  d=$(soxi -D "$f" 2>/dev/null || echo 0)
+  if awk -v d="$d" 'BEGIN { exit !(d >= 60) }'; then printf '%s\n' "$f"; fi
+done >"$list"
+echo "bench-fingerprint: $(wc -l <"$list") recordings" >&2
+.build/release/riffle-fingerprint-bench --music "$list" --riffle .build/release/riffle "${args[@]}"

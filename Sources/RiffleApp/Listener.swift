@@ -131,8 +131,11 @@ final class Listener: @unchecked Sendable {
     func heard() -> Double { Double(samples.count) / rate }
     func tryMatch() -> Bool {
       guard let ready = index.wait(timeout: 0) else { return false }
-      guard let match = ready.match(fingerprinter.landmarks(mono: samples)) else { return false }
-      send(.identified(songID: match.songID, offset: match.offset, listened: heard()))
+      guard let match = ready.match(peaks: fingerprinter.queryPeaks(mono: samples)) else {
+        return false
+      }
+      // A recording played fast covers more of the song than the seconds it took.
+      send(.identified(songID: match.songID, offset: match.offset, listened: heard() * match.speed))
       return true
     }
     do {
@@ -164,8 +167,8 @@ final class Listener: @unchecked Sendable {
       send(.failed("No song matched"))
       return
     }
-    if let match = ready.match(fingerprinter.landmarks(mono: samples)) {
-      send(.identified(songID: match.songID, offset: match.offset, listened: heard()))
+    if let match = ready.match(peaks: fingerprinter.queryPeaks(mono: samples)) {
+      send(.identified(songID: match.songID, offset: match.offset, listened: heard() * match.speed))
     } else {
       send(.failed("No song matched"))
     }

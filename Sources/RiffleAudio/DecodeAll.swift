@@ -20,6 +20,48 @@ extension DecoderFactory {
     guard decoder.hasFormat else { throw DecodeError.noAudio }
     return pcm
   }
+
+  /// Decodes a file a piece at a time, feeding the decoder a megabyte at a time and handing
+  /// each block of PCM (in `PCMFormat`) to `body` as it comes, so nothing decoded is kept
+  /// beyond the block; `body` returns false to stop early.
+  public static func decodeEach(
+    _ bytes: Data, _ body: (UnsafeRawBufferPointer) throws -> Bool
+  ) throws {
+    let decoder = try make(for: AudioSniffer.kind(of: bytes))
+    decoder.setInputLength(Int64(bytes.count))
+    var fed = 0
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+    defer { buffer.deallocate() }
+    loop: while true {
+      switch try decoder.decode(into: buffer) {
+      case .pcm(let count):
+        guard try body(UnsafeRawBufferPointer(rebasing: buffer[0..<count])) else { break loop }
+      case .needMore where fed < bytes.count:
+        let end = min(bytes.count, fed + 1 << 20)
+        try decoder.feed(bytes.subdata(in: fed..<end))
+        fed = end
+        if fed == bytes.count { decoder.finishInput() }
+      case .needMore, .done: break loop
+      }
+    }
+    guard decoder.hasFormat else { throw DecodeError.noAudio }
+  }
+
+  /// Decodes at most the first `maxFrames` frames of a file, so a long recording costs only
+  /// what is kept. Also says whether the file went on beyond.
+  public static func decodePrefix(_ bytes: Data, maxFrames: Int) throws -> (
+    pcm: Data, cut: Bool
+  ) {
+    let maxBytes = maxFrames * PCMFormat.bytesPerFrame
+    var pcm = Data()
+    var cut = false
+    try decodeEach(bytes) { block in
+      pcm.append(contentsOf: block.prefix(maxBytes - pcm.count))
+      cut = pcm.count >= maxBytes
+      return !cut
+    }
+    return (pcm, cut)
+  }
 }
 
 extension DecoderFactory {

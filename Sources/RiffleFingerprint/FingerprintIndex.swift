@@ -28,6 +28,20 @@ public struct FingerprintMatch: Equatable, Sendable {
   public var runnerUp: Int
   /// Hashes in the query.
   public var queryHashes: Int
+  /// How fast the recording plays the song: 1.03 is 3% fast (pitch and tempo together).
+  public var speed: Double = 1
+
+  public init(
+    songID: String, offset: Double, score: Int, runnerUp: Int, queryHashes: Int,
+    speed: Double = 1
+  ) {
+    self.songID = songID
+    self.offset = offset
+    self.score = score
+    self.runnerUp = runnerUp
+    self.queryHashes = queryHashes
+    self.speed = speed
+  }
 }
 
 /// The inverted index: every hash points at the (song, frame) pairs that have it, in a flat
@@ -77,6 +91,54 @@ public final class FingerprintIndex: Sendable {
       OffsetVotes.isConfident(candidate, parameters: parameters)
     else { return nil }
     return candidate
+  }
+
+  /// The song that best explains a recording's peaks at any speed within the parameters'
+  /// range, if the evidence clears the thresholds.
+  public func match(peaks: [Peak]) -> FingerprintMatch? {
+    guard let candidate = bestCandidate(peaks: peaks),
+      OffsetVotes.isConfident(candidate, parameters: parameters)
+    else { return nil }
+    return candidate
+  }
+
+  /// The best song over every speed tried: the peaks are moved back by each speed and hashed
+  /// again (hashing is cheap; the peaks are found once). The runner-up is the best score of any
+  /// other song at any speed, so trying more speeds raises the bar a chance agreement must
+  /// clear as much as it raises the chance agreements themselves.
+  public func bestCandidate(peaks: [Peak]) -> FingerprintMatch? {
+    var tries: [(speed: Double, match: FingerprintMatch)] = []
+    for speed in parameters.speeds {
+      let landmarks = LandmarkHasher.landmarks(peaks, parameters: parameters, speed: speed)
+      if var match = bestCandidate(landmarks) {
+        match.speed = speed
+        tries.append((speed, match))
+      }
+    }
+    guard var best = tries.max(by: { $0.match.score < $1.match.score })?.match else {
+      return nil
+    }
+    best.runnerUp = tries.reduce(0) { runnerUp, attempt in
+      max(
+        runnerUp, attempt.match.songID == best.songID ? attempt.match.runnerUp : attempt.match.score
+      )
+    }
+    // The speed between the steps: the top of a parabola through the best score and its
+    // neighbours' scores for the same song.
+    func score(at speed: Double) -> Double {
+      guard let near = tries.first(where: { abs($0.speed - speed) < 1e-9 }),
+        near.match.songID == best.songID
+      else { return 0 }
+      return Double(near.match.score)
+    }
+    let step = parameters.speedStep
+    let below = score(at: best.speed - step)
+    let above = score(at: best.speed + step)
+    let curvature = below - 2 * Double(best.score) + above
+    if step > 0, curvature < 0 {
+      best.speed += step * max(-0.5, min(0.5, 0.5 * (below - above) / curvature))
+    }
+    return best
   }
 
   /// The song with the most agreeing hashes, however few (for tuning the thresholds).

@@ -25,8 +25,11 @@ public struct FingerprintParameters: Equatable, Sendable {
   public var levelBinRadius = 32
   /// Power (natural log) below which nothing counts as a peak (digital silence).
   public var peakFloor: Float = -6
-  /// At most this many peaks per second, the most prominent kept.
+  /// At most this many peaks per second, the most prominent kept...
   public var peaksPerSecond = 20
+  /// ...and in a recording to name, this many: voices or noise over the music take many of
+  /// the most prominent places, and a recording's hashes cost nothing to store.
+  public var queryPeaksPerSecond = 20
   /// Each anchor pairs with up to this many later peaks in its target zone.
   public var fanOut = 15
   /// The target zone: frames after the anchor (dt in minDelta...maxDelta)...
@@ -39,9 +42,25 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// ...this many times the best other song's count...
   public var minMarginOverRunnerUp: Double = 3
   /// ...and this share of the query's hashes.
-  public var minShareOfQuery: Double = 0.01
+  public var minShareOfQuery: Double = 0.005
+
+  /// A recording is searched as played at speeds from 1 - this to 1 + this (pitch and tempo
+  /// together, as a record played fast or a radio speed-up)...
+  public var maxSpeedChange: Double = 0.05
+  /// ...in steps of this.
+  public var speedStep: Double = 0.005
 
   public init() {}
+
+  /// The speeds a recording is searched at: 1 first, then outwards.
+  public var speeds: [Double] {
+    let steps = speedStep > 0 ? Int((maxSpeedChange / speedStep).rounded(.down)) : 0
+    var out = [1.0]
+    for step in stride(from: 1, through: steps, by: 1) {
+      out += [1 + Double(step) * speedStep, 1 - Double(step) * speedStep]
+    }
+    return out
+  }
 
   /// The resampling factor from the input rate.
   public var decimation: Int { inputRate / sampleRate }

@@ -39,7 +39,10 @@ public final class FingerprintStore: Sendable {
 
   /// The stored fingerprints of a feed, or none when the file is missing or unusable.
   public func stored(for feed: URL) -> [SongPrint] {
-    guard let data = try? Data(contentsOf: file(for: feed)) else { return [] }
+    // Mapped, not read: only the landmarks are decoded out of it.
+    guard let data = try? Data(contentsOf: file(for: feed), options: .alwaysMapped) else {
+      return []
+    }
     do {
       return try IndexFile.decode(data, parameters: fingerprinter.parameters)
     } catch {
@@ -106,9 +109,18 @@ public final class FingerprintStore: Sendable {
       return .failure(.fetch(error.userMessage))
     case .success(let response):
       do {
-        let pcm = try DecoderFactory.decodeAll(response.body)
-        let landmarks = fingerprinter.landmarks(pcm16: pcm, channels: PCMFormat.channels)
-        let seconds = Double(pcm.count / PCMFormat.bytesPerFrame) / Double(PCMFormat.sampleRate)
+        // Decoded and fingerprinted a piece at a time: a long song costs no more memory than
+        // a short one (docs/fingerprinting.md, "Memory").
+        var stream = PeakStream(parameters: fingerprinter.parameters)
+        try DecoderFactory.decodeEach(response.body) { block in
+          stream.append(pcm16: block, channels: PCMFormat.channels)
+          return true
+        }
+        let seconds = stream.seconds
+        // In the order the index file keeps them, so a print read back equals the one made.
+        let landmarks = LandmarkHasher.landmarks(
+          stream.finish(), parameters: fingerprinter.parameters
+        ).sorted { ($0.frame, $0.hash) < ($1.frame, $1.hash) }
         return .success(
           SongPrint(id: song.id, audioKey: key, duration: seconds, landmarks: landmarks))
       } catch {

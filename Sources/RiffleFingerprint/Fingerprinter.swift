@@ -19,9 +19,22 @@ public struct Fingerprinter: Sendable {
 
   /// Landmarks of mono samples at the input rate (44.1 kHz), in -1...1.
   public func landmarks(mono samples: [Float]) -> [Landmark] {
+    LandmarkHasher.landmarks(peaks(mono: samples), parameters: parameters)
+  }
+
+  /// Spectrogram peaks of mono samples at the input rate (44.1 kHz), in -1...1, as a song's
+  /// are indexed.
+  public func peaks(mono samples: [Float]) -> [Peak] {
     let spectrogram = SpectrumAnalyzer.spectrogram(
       resampler.downsample(samples), parameters: parameters)
-    return LandmarkHasher.landmarks(
-      PeakPicker.peaks(in: spectrogram, parameters: parameters), parameters: parameters)
+    return PeakPicker.peaks(in: spectrogram, parameters: parameters)
+  }
+
+  /// The peaks of a recording to name: as a song's, but up to `queryPeaksPerSecond` a second.
+  public func queryPeaks(mono samples: [Float]) -> [Peak] {
+    var p = parameters
+    p.peaksPerSecond = parameters.queryPeaksPerSecond
+    let spectrogram = SpectrumAnalyzer.spectrogram(resampler.downsample(samples), parameters: p)
+    return PeakPicker.peaks(in: spectrogram, parameters: p)
   }
 }

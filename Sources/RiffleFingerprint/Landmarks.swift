@@ -29,15 +29,31 @@ public enum LandmarkHasher {
     (Int(hash >> 13), Int((hash >> 6) & 0x7F) - 64, Int(hash & 0x3F))
   }
 
-  /// Landmarks of peaks sorted by (frame, bin).
-  public static func landmarks(_ peaks: [Peak], parameters p: FingerprintParameters)
-    -> [Landmark]
-  {
+  /// Landmarks of peaks sorted by (frame, bin), as they would be had the recording been played
+  /// at `1 / speed` times its speed: a recording played 3% fast (`speed` 1.03) has every peak
+  /// 3% higher and 3% earlier than the song, and its peaks moved back hash as the song's do.
+  /// Each peak lies where its fine position, so moved, rounds to.
+  public static func landmarks(
+    _ peaks: [Peak], parameters p: FingerprintParameters, speed: Double = 1
+  ) -> [Landmark] {
+    let timeScale = Float(speed)
+    let binScale = Float(1 / speed)
+    var placed = peaks.map { peak in
+      Peak(
+        frame: max(0, Int((peak.fineFrame * timeScale).rounded())),
+        bin: Int((peak.fineBin * binScale).rounded()), prominence: peak.prominence)
+    }
+    placed.sort { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
+    return pairs(placed, parameters: p)
+  }
+
+  /// Landmarks of peaks already sorted by (frame, bin), at their whole positions.
+  static func pairs(_ peaks: [Peak], parameters p: FingerprintParameters) -> [Landmark] {
     let maxDelta = min(p.maxFrameDelta, 63)
     let maxBinDelta = min(p.maxBinDelta, 63)
     var out: [Landmark] = []
     out.reserveCapacity(peaks.count * p.fanOut)
-    for (i, anchor) in peaks.enumerated() where anchor.bin < 512 {
+    for (i, anchor) in peaks.enumerated() where anchor.bin < 512 && anchor.bin >= 0 {
       var paired = 0
       var j = i + 1
       while j < peaks.count && paired < p.fanOut {

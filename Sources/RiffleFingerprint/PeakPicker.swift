@@ -4,11 +4,19 @@ public struct Peak: Equatable, Hashable, Sendable {
   public var bin: Int
   /// How far it stands above the level around it (natural-log power).
   public var prominence: Float
+  /// Where the peak really lies between frames and between bins (a parabola through the
+  /// point and its neighbours): what a change of speed is applied to, and what is hashed.
+  public var fineFrame: Float
+  public var fineBin: Float
 
-  public init(frame: Int, bin: Int, prominence: Float) {
+  public init(
+    frame: Int, bin: Int, prominence: Float, fineFrame: Float? = nil, fineBin: Float? = nil
+  ) {
     self.frame = frame
     self.bin = bin
     self.prominence = prominence
+    self.fineFrame = fineFrame ?? Float(frame)
+    self.fineBin = fineBin ?? Float(bin)
   }
 }
 
@@ -18,6 +26,17 @@ public enum PeakPicker {
   public static func peaks(in spectrogram: Spectrogram, parameters p: FingerprintParameters)
     -> [Peak]
   {
+    capped(
+      candidates(in: spectrogram, parameters: p), perBlock: p.peaksPerSecond,
+      blockFrames: framesPerSecond(p))
+  }
+
+  /// Every point that is a peak, before the cap per second, in (frame, bin) order; frames are
+  /// numbered from `firstFrame` (the spectrogram's first row, when it is a piece of a longer
+  /// one).
+  static func candidates(
+    in spectrogram: Spectrogram, parameters p: FingerprintParameters, firstFrame: Int = 0
+  ) -> [Peak] {
     let frames = spectrogram.frames
     let bins = spectrogram.bins
     guard frames > 0, bins > 0 else { return [] }
@@ -63,11 +82,27 @@ public enum PeakPicker {
         let value = values[row + bin]
         let level = levels[row + bin]
         if value >= max(level + p.peakAboveMean, p.peakFloor) && value == neighbourhood[row + bin] {
-          candidates.append(Peak(frame: frame, bin: bin, prominence: value - level))
+          let left = bin > 0 ? values[row + bin - 1] : value
+          let right = bin + 1 < bins ? values[row + bin + 1] : value
+          let before = frame > 0 ? values[row - bins + bin] : value
+          let after = frame + 1 < frames ? values[row + bins + bin] : value
+          candidates.append(
+            Peak(
+              frame: firstFrame + frame, bin: bin, prominence: value - level,
+              fineFrame: Float(firstFrame + frame) + vertexOffset(before, value, after),
+              fineBin: Float(bin) + vertexOffset(left, value, right)))
         }
       }
     }
-    return capped(candidates, perBlock: p.peaksPerSecond, blockFrames: framesPerSecond(p))
+    return candidates
+  }
+
+  /// Where the top of the parabola through three equally spaced values lies, relative to the
+  /// middle one (within -0.5...0.5 when the middle one is the largest).
+  static func vertexOffset(_ a: Float, _ b: Float, _ c: Float) -> Float {
+    let curvature = a - 2 * b + c
+    guard curvature < 0 else { return 0 }
+    return max(-0.5, min(0.5, 0.5 * (a - c) / curvature))
   }
 
   /// Frames in one second, the block over which the peak cap applies.

@@ -40,34 +40,43 @@ public struct Resampler: Sendable {
 
   /// Filters and decimates mono samples at the input rate.
   public func downsample(_ input: [Float]) -> [Float] {
-    let outCount = input.count / decimation
-    let half = taps.count / 2
-    // Taps padded with zeros to whole SIMD vectors; the input padded with silence at both
-    // ends, so every output is the same straight loop.
+    let x =
+      [Float](repeating: 0, count: frontPadding) + input
+      + [Float](repeating: 0, count: paddedTapCount)
+    return x.withUnsafeBufferPointer { filter($0, outputs: input.count / decimation) }
+  }
+
+  /// Zeros before the first input sample, so the filter is centred on it.
+  var frontPadding: Int { taps.count / 2 }
+  /// The taps padded with zeros to whole SIMD vectors: each output reads this many inputs.
+  var paddedTapCount: Int { (taps.count + 7) / 8 * 8 }
+
+  /// `out[n] = sum over k of taps[k] * x[n * decimation + k]` for n in 0..<outputs: the one
+  /// loop behind both the whole-signal and the streaming resampler (`PeakStream`), which
+  /// therefore agree to the bit. `x` must hold `(outputs - 1) * decimation + paddedTapCount`
+  /// samples.
+  func filter(_ x: UnsafeBufferPointer<Float>, outputs: Int) -> [Float] {
     let lanes = 8
-    let padded = (taps.count + lanes - 1) / lanes * lanes
+    let padded = paddedTapCount
+    precondition(outputs == 0 || x.count >= (outputs - 1) * decimation + padded)
     let h = taps + [Float](repeating: 0, count: padded - taps.count)
-    let x = [Float](repeating: 0, count: half) + input + [Float](repeating: 0, count: padded)
-    return x.withUnsafeBufferPointer { x in
-      h.withUnsafeBufferPointer { h in
-        let hp = UnsafeRawPointer(h.baseAddress!)
-        let xp = UnsafeRawPointer(x.baseAddress!)
-        return [Float](unsafeUninitializedCapacity: outCount) { out, count in
-          for n in 0..<outCount {
-            // x[n * decimation - half + k] for k in taps, shifted by the front padding.
-            let base = n * decimation
-            var acc = SIMD8<Float>()
-            var k = 0
-            while k < padded {
-              let hv = hp.loadUnaligned(fromByteOffset: k * 4, as: SIMD8<Float>.self)
-              let xv = xp.loadUnaligned(fromByteOffset: (base + k) * 4, as: SIMD8<Float>.self)
-              acc += hv * xv
-              k += lanes
-            }
-            out[n] = acc.sum()
+    return h.withUnsafeBufferPointer { h in
+      let hp = UnsafeRawPointer(h.baseAddress!)
+      let xp = UnsafeRawPointer(x.baseAddress!)
+      return [Float](unsafeUninitializedCapacity: outputs) { out, count in
+        for n in 0..<outputs {
+          let base = n * decimation
+          var acc = SIMD8<Float>()
+          var k = 0
+          while k < padded {
+            let hv = hp.loadUnaligned(fromByteOffset: k * 4, as: SIMD8<Float>.self)
+            let xv = xp.loadUnaligned(fromByteOffset: (base + k) * 4, as: SIMD8<Float>.self)
+            acc += hv * xv
+            k += lanes
           }
-          count = outCount
+          out[n] = acc.sum()
         }
+        count = outputs
       }
     }
   }

@@ -40,20 +40,37 @@ enum FingerprintBench {
     float("ABOVE_MEAN", &p.peakAboveMean)
     int("LEVEL_RADIUS", &p.levelBinRadius)
     int("PEAKS_PER_SECOND", &p.peaksPerSecond)
+    int("QUERY_PEAKS_PER_SECOND", &p.queryPeaksPerSecond)
     int("FAN_OUT", &p.fanOut)
     int("MAX_FRAME_DELTA", &p.maxFrameDelta)
     int("MAX_BIN_DELTA", &p.maxBinDelta)
     int("MIN_SCORE", &p.minScore)
     double("MARGIN", &p.minMarginOverRunnerUp)
     double("SHARE", &p.minShareOfQuery)
+    double("MAX_SPEED_CHANGE", &p.maxSpeedChange)
+    double("SPEED_STEP", &p.speedStep)
     return p
   }
 
   static func main() throws {
     var options = Options()
+    var real: RealMusicBench.Options?
     var args = CommandLine.arguments.dropFirst().makeIterator()
+    func realOptions(_ change: (inout RealMusicBench.Options) -> Void) {
+      var o = real ?? RealMusicBench.Options()
+      change(&o)
+      real = o
+    }
     while let arg = args.next() {
       switch arg {
+      case "--music": let v = args.next() ?? ""; realOptions { $0.list = v }
+      case "--queries-per-song":
+        let v = Int(args.next() ?? "") ?? 2; realOptions { $0.queriesPerSong = v }
+      case "--max-songs": let v = Int(args.next() ?? "") ?? .max; realOptions { $0.maxSongs = v }
+      case "--riffle": let v = args.next(); realOptions { $0.riffle = v }
+      case "--scale":
+        let v = (args.next() ?? "").split(separator: ",").compactMap { Int($0) }
+        realOptions { $0.scaleSongs = v }
       case "--songs": options.songs = Int(args.next() ?? "") ?? options.songs
       case "--index-songs": options.indexSongs = Int(args.next() ?? "") ?? options.indexSongs
       case "--seed": options.seed = UInt64(args.next() ?? "") ?? options.seed
@@ -63,7 +80,13 @@ enum FingerprintBench {
         exit(2)
       }
     }
-    try run(options)
+    if var real {
+      real.only = options.only
+      real.seed = options.seed
+      try RealMusicBench.run(real)
+    } else {
+      try run(options)
+    }
   }
 
   static func log(_ text: String) {
@@ -318,7 +341,7 @@ struct Condition {
 }
 
 /// A temporary folder for the MP3 round trips.
-final class ScratchFolder {
+final class ScratchFolder: Sendable {
   let url: URL
   init() throws {
     url = FileManager.default.temporaryDirectory.appendingPathComponent(

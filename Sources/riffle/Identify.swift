@@ -11,13 +11,20 @@ struct Identify: ParsableCommand {
     abstract: "Name the song in a recording: which song of the feed, and where in it.",
     discussion: """
       Prints "TITLE by NAME (@handle) at M:SS" and exits 0, or "No song matched" and exits 1; \
-      a file that cannot be read or decoded exits 2. The feed's fingerprints are kept in \
-      $XDG_CACHE_HOME/riffle/fingerprints and updated when the feed gains songs.
+      a file that cannot be read or decoded exits 2. A recording played fast or slow (up to 5%, \
+      pitch and tempo together) is named too, with its speed. Only the first \
+      \(Int(Identify.maxSeconds)) s of a longer recording are listened to. The feed's \
+      fingerprints are kept in $XDG_CACHE_HOME/riffle/fingerprints and updated when the feed \
+      gains songs.
 
       Examples:
         riffle identify clip.wav                  # against the bundled catalog
         riffle identify clip.mp3 https://apitest.suno.com/api/songs
+        riffle identify --json clip.wav           # {"title": ..., "offset": ..., "speed": ...}
       """)
+
+  /// What is listened to of a longer recording: a minute is far more than a match needs.
+  static let maxSeconds = 60.0
 
   @Argument(
     help: ArgumentHelp("The recording: WAV, MP3 or anything Riffle plays.", valueName: "file"))
@@ -28,6 +35,13 @@ struct Identify: ParsableCommand {
       "The feed to search, as for the player. None searches the bundled catalog.",
       valueName: "source"))
   var source: String?
+
+  @Flag(
+    help: """
+      Print one JSON object: title, artist, handle, id, source, offset and speed of the match \
+      and its score, or "matched": false and why.
+      """)
+  var json = false
 
   func run() throws {
     let feedURL = try Riffle.resolveSource(source)
@@ -42,8 +56,14 @@ struct Identify: ParsableCommand {
       fail("cannot read '\(file)': permission denied")
     }
     do {
-      recording = try Data(contentsOf: URL(fileURLWithPath: file))
-      pcm = try DecoderFactory.decodeAll(recording)
+      // Mapped, not read: of a two-hour recording only the first minute is decoded.
+      recording = try Data(contentsOf: URL(fileURLWithPath: file), options: .alwaysMapped)
+      let decoded = try DecoderFactory.decodePrefix(
+        recording, maxFrames: Int(Self.maxSeconds) * PCMFormat.sampleRate)
+      pcm = decoded.pcm
+      if decoded.cut {
+        note("the recording is longer than \(Int(Self.maxSeconds)) s: listening to its start")
+      }
     } catch let error as DecodeError {
       fail("cannot decode '\(file)': \(error)")
     } catch {
@@ -58,20 +78,35 @@ struct Identify: ParsableCommand {
     let store = FingerprintStore(
       folder: AppPaths.fromEnvironment().cache.appendingPathComponent("fingerprints"))
     let update = store.update(feed: feedURL, songs: songs) { count in
-      FileHandle.standardError.write(Data("Fingerprinting \(count) new songs...\n".utf8))
+      note("Fingerprinting \(count) new songs...")
     }
-    for problem in update.problems {
-      FileHandle.standardError.write(
-        Data("riffle: skipped \(TextSanitizer.sanitize(problem))\n".utf8))
-    }
-    let query = store.fingerprinter.landmarks(pcm16: pcm, channels: PCMFormat.channels)
-    guard let match = update.index.match(query),
+    for problem in update.problems { note("skipped \(TextSanitizer.sanitize(problem))") }
+    let peaks = store.fingerprinter.queryPeaks(
+      mono: pcm.withUnsafeBytes { Resampler.mono(pcm16: $0, channels: PCMFormat.channels) })
+    guard let match = update.index.match(peaks: peaks),
       let song = songs.first(where: { $0.id == match.songID })
     else {
-      print("No song matched")
+      let why = IdentifyResult.noMatch(peaks: peaks.count, seconds: Self.seconds(of: pcm))
+      if json {
+        print(IdentifyResult.json(["matched": false, "message": why]))
+      } else {
+        print(why)
+      }
       throw ExitCode(1)
     }
-    print(IdentifyResult.line(for: song, at: match.offset))
+    if json {
+      print(IdentifyResult.json(for: song, match: match, source: feedURL))
+    } else {
+      print(IdentifyResult.line(for: song, at: match.offset, speed: match.speed))
+    }
+  }
+
+  static func seconds(of pcm: Data) -> Double {
+    Double(pcm.count / PCMFormat.bytesPerFrame) / Double(PCMFormat.sampleRate)
+  }
+
+  private func note(_ message: String) {
+    FileHandle.standardError.write(Data("riffle: \(message)\n".utf8))
   }
 
   /// Every error (file, feed) exits 2; 1 is kept for "no match".
@@ -83,6 +118,42 @@ struct Identify: ParsableCommand {
 
 /// How a match is said, on the command line and in the player.
 enum IdentifyResult {
+  /// "No song matched", and why when the recording itself explains it.
+  static func noMatch(peaks: Int, seconds: Double) -> String {
+    if seconds < 1 { return "No song matched (the recording is shorter than a second)" }
+    if peaks == 0 { return "No song matched (the recording is silent)" }
+    return "No song matched"
+  }
+
+  /// A speed worth saying: "played 3% fast"; nothing within half a percent of 1.
+  static func speedNote(_ speed: Double) -> String {
+    let percent = Int(((speed - 1) * 100).rounded())
+    guard abs(speed - 1) >= 0.005, percent != 0 else { return "" }
+    return " (played \(abs(percent))% \(percent > 0 ? "fast" : "slow"))"
+  }
+
+  static func line(for song: Song, at offset: Double, speed: Double) -> String {
+    line(for: song, at: offset) + speedNote(speed)
+  }
+
+  /// The answer for scripts: one JSON object on one line.
+  static func json(for song: Song, match: FingerprintMatch, source: URL) -> String {
+    json([
+      "matched": true, "id": TextSanitizer.sanitize(song.id),
+      "title": TextSanitizer.sanitize(song.title),
+      "artist": TextSanitizer.sanitize(song.displayName),
+      "handle": TextSanitizer.sanitize(song.handle), "source": source.absoluteString,
+      "offset": (match.offset * 1000).rounded() / 1000,
+      "speed": (match.speed * 10_000).rounded() / 10_000, "score": match.score,
+    ])
+  }
+
+  static func json(_ object: [String: Any]) -> String {
+    let data =
+      (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
+    return String(decoding: data, as: UTF8.self)
+  }
+
   static func line(for song: Song, at offset: Double) -> String {
     let title = song.title.isEmpty ? "Untitled" : TextSanitizer.sanitize(song.title)
     let name =

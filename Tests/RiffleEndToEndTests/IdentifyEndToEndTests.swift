@@ -43,6 +43,23 @@ enum Recording {
       .write(to: file)
   }
 
+  /// `file` (a mono 44.1 kHz WAV written by `excerpt`) played `factor` times as fast, pitch
+  /// and tempo together (linear interpolation), written over itself.
+  static func speed(_ file: URL, by factor: Double) throws {
+    let wav = try WAVFile.read(file)
+    let count = Int(Double(wav.samples.count) / factor) - 1
+    let faster = (0..<count).map { i -> Float in
+      let x = Double(i) * factor
+      let j = Int(x)
+      let f = Float(x - Double(j))
+      let a = Float(wav.samples[j]) / 32_768
+      let b = Float(wav.samples[min(wav.samples.count - 1, j + 1)]) / 32_768
+      return a * (1 - f) + b * f
+    }
+    try WAVWriter.data(samples: WAVWriter.pcm16(faster), channels: 1, sampleRate: 44_100)
+      .write(to: file)
+  }
+
   /// A melody no catalog song has: random notes from a seed, with a soft chord under them.
   static func stranger(seconds: Double, to file: URL) throws {
     var seed: UInt64 = 99
@@ -96,6 +113,54 @@ struct IdentifyCommandEndToEndTests {
     let result = try identify(clip.path)
     #expect(result.status == 1)
     #expect(result.stdout == "No song matched\n")
+  }
+
+  @Test("--json answers for scripts, with the offset and the speed of a recording played fast")
+  func json() throws {
+    let clip = home.file("fast.wav")
+    try Recording.excerpt("riffle-004", from: 9, seconds: 8, snr: 10, to: clip)
+    try Recording.speed(clip, by: 1.03)
+    let song = try Recording.catalogEntry("riffle-004")
+
+    let text = try identify(clip.path)
+    #expect(text.status == 0, "stderr: \(text.stderr)")
+    #expect(
+      text.stdout == "\(song.title) by \(song.name) (@\(song.handle)) at 0:09 (played 3% fast)\n")
+
+    let result = try identify("--json", clip.path)
+    #expect(result.status == 0)
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    #expect(object["matched"] as? Bool == true)
+    #expect(object["title"] as? String == song.title)
+    #expect(object["artist"] as? String == song.name)
+    #expect(object["id"] as? String == "riffle-004")
+    #expect((object["source"] as? String)?.hasSuffix("songs.json") == true)
+    let offset = try #require(object["offset"] as? Double)
+    let speed = try #require(object["speed"] as? Double)
+    #expect(abs(offset - 9) < 0.15, "offset \(offset)")
+    #expect(abs(speed - 1.03) < 0.004, "speed \(speed)")
+    #expect(try #require(object["score"] as? Int) >= 10)
+  }
+
+  @Test(
+    "silence, and a stranger as JSON, are clear no-matches; a long recording is cut to a minute")
+  func clearAnswers() throws {
+    let silent = home.file("silence.wav")
+    try WAVWriter.data(
+      samples: [Int16](repeating: 0, count: 220_500), channels: 1, sampleRate: 44_100
+    )
+    .write(to: silent)
+    let quiet = try identify(silent.path)
+    #expect(quiet.status == 1)
+    #expect(quiet.stdout == "No song matched (the recording is silent)\n")
+
+    let stranger = home.file("stranger.wav")
+    try Recording.stranger(seconds: 70, to: stranger)
+    let result = try identify("--json", stranger.path)
+    #expect(result.status == 1)
+    #expect(result.stdout == "{\"matched\":false,\"message\":\"No song matched\"}\n")
+    #expect(result.stderr.contains("longer than 60 s: listening to its start"))
   }
 
   @Test("a file that is not audio, or is missing, is a clear error and exit 2")

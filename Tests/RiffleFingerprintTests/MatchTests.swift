@@ -107,8 +107,44 @@ struct IndexFileTests {
   func roundTrip() throws {
     let p = FingerprintParameters()
     let data = IndexFile.encode(songs, parameters: p)
-    #expect(data.count == 16 + (2 + 1 + 2 + 9 + 8 + 4 + 50 * 8) + (2 + 1 + 2 + 9 + 8 + 4))
-    #expect(try IndexFile.decode(data, parameters: p) == songs)
+    let packed = IndexFile.pack(songs[0].landmarks).count
+    #expect(data.count == 16 + (2 + 1 + 2 + 9 + 8 + 4 + 4 + packed) + (2 + 1 + 2 + 9 + 8 + 4 + 4))
+    // Read back in (frame, hash) order.
+    var expected = songs
+    expected[0].landmarks.sort { ($0.frame, $0.hash) < ($1.frame, $1.hash) }
+    #expect(try IndexFile.decode(data, parameters: p) == expected)
+  }
+
+  @Test("landmarks are packed by anchor: pairs of one anchor share its frame and bin")
+  func packing() throws {
+    let anchor = (0..<12).map {
+      Landmark(
+        hash: LandmarkHasher.hash(bin: 300, binDelta: $0 - 6, frameDelta: $0 + 1), frame: 70_000)
+    }
+    let other = Landmark(
+      hash: LandmarkHasher.hash(bin: 12, binDelta: 3, frameDelta: 9), frame: 70_200)
+    let packed = IndexFile.pack(anchor + [other])
+    // 3 varint bytes (70,000) + 2 + 12 * 2, then 2 varint bytes (200) + 2 + 2.
+    #expect(packed.count == 29 + 6)
+    let back = try packed.withUnsafeBytes { try IndexFile.unpack($0, count: 13) }
+    #expect(Set(back) == Set(anchor + [other]))
+    #expect(throws: IndexFile.ReadError.self) {
+      try packed.withUnsafeBytes { try IndexFile.unpack($0, count: 12) }
+    }
+    #expect(throws: IndexFile.ReadError.self) {
+      try packed.dropLast().withUnsafeBytes { try IndexFile.unpack($0, count: 13) }
+    }
+  }
+
+  @Test("real landmarks take under a kilobyte per second of audio on disk")
+  func sizePerSecond() throws {
+    let samples = melody(seconds: 20)
+    let print = SongPrint(
+      id: "m", audioKey: "", duration: 20, landmarks: Fingerprinter().landmarks(mono: samples))
+    let bytes = IndexFile.encode([print], parameters: FingerprintParameters()).count
+    #expect(print.landmarks.count > 1_000)
+    #expect(Double(bytes) / 20 < 1_000)
+    #expect(Double(bytes) / Double(print.landmarks.count) < 3)
   }
 
   @Test("another format version, other parameters, a cut file or other bytes are refused")

@@ -1,0 +1,599 @@
+import Foundation
+import RiffleAudio
+import RiffleFingerprint
+import RiffleTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The benchmark on real recorded music (`--music LIST`): songs from Debian packages that ship
+/// game soundtracks (scripts/bench-fingerprint.sh installs them and lists the files), every
+/// other one the catalog and the rest strangers. Each query is an excerpt from a random place
+/// of a song, changed the way a recording changes it: noise, voices, a room, a phone line, a
+/// speed change, a low volume. The changes that need signal processing are sox's.
+enum RealMusicBench {
+  struct Options {
+    var list = ""
+    /// Excerpts per song and condition.
+    var queriesPerSong = 2
+    /// Only the first this many songs of the list (catalog and strangers together).
+    var maxSongs = Int.max
+    var only: String?
+    var seed: UInt64 = 1
+    /// The `riffle` binary, for the index build through `riffle identify` (memory, time, size).
+    var riffle: String?
+    /// Sizes of the large indexes for the query time.
+    var scaleSongs = [1_000]
+  }
+
+  enum Change {
+    case clean
+    case noise(Noise, snr: Double)
+    case babble(snr: Double)
+    /// A laptop in a room: band limits, reverberation, and pink noise at +10 dB.
+    case room
+    /// 300 to 3400 Hz and GSM 06.10 (13 kbit/s) at 8 kHz.
+    case phone
+    /// Played `factor` times as fast: pitch and tempo together (sox's `speed`).
+    case speed(Double)
+    case volume(db: Double)
+  }
+
+  struct Condition {
+    var seconds: Double
+    var change: Change
+
+    var name: String {
+      let length = "\(Int(seconds)) s"
+      switch change {
+      case .clean: return "\(length), clean"
+      case .noise(let kind, let snr):
+        return "\(length), \(kind == .white ? "white" : "pink") noise \(Int(snr)) dB"
+      case .babble(let snr): return "\(length), babble \(Int(snr)) dB"
+      case .room: return "\(length), laptop in a room"
+      case .phone: return "\(length), phone line"
+      case .speed(let factor): return String(format: "%@, speed %.2f", length, factor)
+      case .volume(let db): return "\(length), volume \(Int(db)) dB"
+      }
+    }
+
+    /// The speed a right answer should report.
+    var speed: Double {
+      if case .speed(let factor) = change { return factor }
+      return 1
+    }
+
+    static var all: [Condition] {
+      [5.0, 10].flatMap { seconds in
+        [
+          Change.clean, .noise(.white, snr: 0), .noise(.pink, snr: 0), .babble(snr: 0), .room,
+          .phone, .speed(0.95), .speed(0.97), .speed(0.99), .speed(1.01), .speed(1.03),
+          .speed(1.05), .volume(db: -30),
+        ].map { Condition(seconds: seconds, change: $0) }
+      }
+    }
+  }
+
+  /// One query, fingerprinted: where it came from and its peaks.
+  struct Query {
+    var condition: Int
+    var song: Int
+    var start: Double
+    var peaks: [Peak]
+  }
+
+  struct Song {
+    var path: String
+    var isCatalog: Bool
+    var id: String { path }
+  }
+
+  static func log(_ text: String) { FingerprintBench.log(text) }
+
+  static func run(_ options: Options) throws {
+    let fingerprinter = Fingerprinter(parameters: FingerprintBench.parameters())
+    let all = try String(contentsOfFile: options.list, encoding: .utf8)
+      .split(separator: "\n").map(String.init).filter { !$0.isEmpty }.sorted()
+    // A shorter run takes songs spread over the whole list (every package), not its start.
+    let paths =
+      all.count <= options.maxSongs
+      ? all : (0..<options.maxSongs).map { all[$0 * all.count / options.maxSongs] }
+    let scratch = try ScratchFolder()
+    // The split uses the default parameters, so tuning runs compare the same catalog.
+    let songs = try split(Array(paths), fingerprinter: Fingerprinter())
+    let conditions = Condition.all.filter { c in options.only.map { c.name.contains($0) } ?? true }
+    log("making babble from espeak-ng voices...")
+    let babble = try makeBabble(scratch)
+
+    log("decoding \(songs.count) songs and making \(conditions.count) kinds of query...")
+    let prints = Slots<SongPrint?>(songs.count)
+    let queries = Slots<[Query]>(songs.count)
+    let seconds = Slots<Double>(songs.count)
+    let fingerprintTime = Slots<Double>(songs.count)
+    let counter = AtomicCounter()
+    DispatchQueue.concurrentPerform(iterations: songs.count) { i in
+      let song = songs[i]
+      guard let data = FileManager.default.contents(atPath: song.path),
+        let pcm = try? DecoderFactory.decodeAll(data)
+      else {
+        log("cannot decode \(song.path): left out")
+        prints.set(i, nil)
+        queries.set(i, [])
+        seconds.set(i, 0)
+        fingerprintTime.set(i, 0)
+        return
+      }
+      let mono = pcm.withUnsafeBytes { Resampler.mono(pcm16: $0, channels: PCMFormat.channels) }
+      let length = Double(mono.count) / 44_100
+      seconds.set(i, length)
+      if song.isCatalog {
+        let t0 = FingerprintBench.cpuNow()
+        let landmarks = fingerprinter.landmarks(mono: mono)
+        fingerprintTime.set(i, FingerprintBench.cpuNow() - t0)
+        prints.set(
+          i, SongPrint(id: song.id, audioKey: song.id, duration: length, landmarks: landmarks))
+      } else {
+        prints.set(i, nil)
+        fingerprintTime.set(i, 0)
+      }
+      var random = SeededRandom(seed: options.seed &* 1_000_003 &+ UInt64(i) &* 7919)
+      var made: [Query] = []
+      for (c, condition) in conditions.enumerated() {
+        for _ in 0..<options.queriesPerSong {
+          let needed = condition.seconds * 1.06 + 1
+          guard length > needed + 1 else { continue }
+          let start = random.unit() * (length - needed)
+          var noiseRandom = SeededRandom(seed: random.next())
+          do {
+            let audio = try make(
+              condition, from: mono, start: start, babble: babble, random: &noiseRandom,
+              scratch: scratch, tag: counter.next())
+            made.append(
+              Query(
+                condition: c, song: i, start: start, peaks: fingerprinter.queryPeaks(mono: audio)))
+          } catch {
+            log("\(condition.name) of \(song.path): \(error)")
+          }
+        }
+      }
+      queries.set(i, made)
+      log("  \(i + 1)/\(songs.count) \((song.path as NSString).lastPathComponent)")
+    }
+
+    let catalogPrints = prints.values.compactMap { $0 }
+    let index = FingerprintIndex(songs: catalogPrints, parameters: fingerprinter.parameters)
+    let catalogSeconds = catalogPrints.reduce(0) { $0 + $1.duration }
+    let strangerCount = songs.indices.filter { !songs[$0].isCatalog && seconds.values[$0] > 0 }
+      .count
+
+    // Matching.
+    var right = [Int](repeating: 0, count: conditions.count)
+    var asked = [Int](repeating: 0, count: conditions.count)
+    var placed = [Int](repeating: 0, count: conditions.count)
+    var speedFound = [Int](repeating: 0, count: conditions.count)
+    var falseMatches = [Int](repeating: 0, count: conditions.count)
+    var strangerAsked = [Int](repeating: 0, count: conditions.count)
+    var wrongSong = 0
+    var matchTimes: [Double] = []
+    for query in queries.values.joined() {
+      let song = songs[query.song]
+      let t0 = FingerprintBench.cpuNow()
+      let match = index.match(peaks: query.peaks)
+      matchTimes.append(FingerprintBench.cpuNow() - t0)
+      if song.isCatalog {
+        asked[query.condition] += 1
+        if let match, match.songID == song.id {
+          right[query.condition] += 1
+          if abs(match.offset - query.start) <= 0.1 { placed[query.condition] += 1 }
+          if abs(match.speed - conditions[query.condition].speed) <= 0.0025 {
+            speedFound[query.condition] += 1
+          }
+        } else if match != nil {
+          wrongSong += 1
+        }
+      } else {
+        strangerAsked[query.condition] += 1
+        if let match {
+          falseMatches[query.condition] += 1
+          log(
+            "false match: \(conditions[query.condition].name) of \(song.path) at "
+              + String(
+                format: "%.1f s -> %@ at %.1f s, score %d, runner-up %d, %d hashes",
+                query.start, match.songID, match.offset, match.score, match.runnerUp,
+                match.queryHashes))
+        }
+      }
+    }
+
+    print("| query | right | placed within 0.1 s | speed within 0.25% | false matches |")
+    print("| --- | --- | --- | --- | --- |")
+    for (c, condition) in conditions.enumerated() {
+      let line = String(
+        format: "| %@ | %.0f%% | %.0f%% | %.0f%% | %d of %d |", condition.name as NSString,
+        100 * Double(right[c]) / Double(max(1, asked[c])),
+        100 * Double(placed[c]) / Double(max(1, right[c])),
+        100 * Double(speedFound[c]) / Double(max(1, right[c])), falseMatches[c],
+        strangerAsked[c])
+      print(line)
+      log(line)
+    }
+    let allFalse = falseMatches.reduce(0, +)
+    let allStrangers = strangerAsked.reduce(0, +)
+    matchTimes.sort()
+    print("")
+    print("| figure | value |")
+    print("| --- | --- |")
+    print(
+      "| catalog | \(catalogPrints.count) songs, \(Int(catalogSeconds)) s of audio; "
+        + "\(strangerCount) strangers |")
+    print(
+      String(
+        format: "| false matches | %d of %d stranger queries (%.2f%%) |", allFalse, allStrangers,
+        100 * Double(allFalse) / Double(max(1, allStrangers))))
+    print("| wrong song named for a catalog query | \(wrongSong) of \(asked.reduce(0, +)) |")
+    print(
+      String(
+        format: "| fingerprinting the catalog (CPU, decoded audio in memory) | %.0fx real time |",
+        catalogSeconds / max(1e-9, fingerprintTime.values.reduce(0, +))))
+    print(
+      String(
+        format: "| hashes per second of audio | %.0f (%.2f KB/s at 8 bytes each) |",
+        Double(index.postingCount) / catalogSeconds,
+        Double(index.postingCount) * 8 / 1000 / catalogSeconds))
+    if !matchTimes.isEmpty {
+      print(
+        String(
+          format: "| matching one query against %d songs (CPU, peaks given) | median %.2f ms |",
+          catalogPrints.count, 1000 * matchTimes[matchTimes.count / 2]))
+    }
+    if let riffle = options.riffle {
+      try indexThroughRiffle(
+        riffle, songs: songs.filter(\.isCatalog), seconds: catalogSeconds, scratch: scratch)
+    }
+    for size in options.scaleSongs where size > 0 {
+      scaleFigures(
+        size: size, prints: catalogPrints,
+        queries: queries.values.joined().filter {
+          songs[$0.song].isCatalog && conditions[$0.condition].seconds == 10
+            && conditions[$0.condition].name.contains("babble")
+        }, songs: songs, fingerprinter: fingerprinter)
+    }
+  }
+
+  /// Splits the songs into catalog and strangers. Game soundtracks reuse their own material
+  /// (a theme in two arrangements, a loop in two tracks): songs that share audio are found by
+  /// matching 10 s pieces (every 5 s) of each song against all the others, and such a group goes wholly
+  /// into the catalog or wholly into the strangers, or a stranger would "falsely" match the
+  /// catalog song that really holds its audio.
+  static func split(_ paths: [String], fingerprinter: Fingerprinter) throws -> [Song] {
+    log("looking for songs that share audio...")
+    let prints = Slots<SongPrint>(paths.count)
+    DispatchQueue.concurrentPerform(iterations: paths.count) { i in
+      var landmarks: [Landmark] = []
+      var seconds = 0.0
+      if let data = FileManager.default.contents(atPath: paths[i]),
+        let pcm = try? DecoderFactory.decodeAll(data)
+      {
+        let mono = pcm.withUnsafeBytes {
+          Resampler.mono(pcm16: $0, channels: PCMFormat.channels)
+        }
+        seconds = Double(mono.count) / 44_100
+        landmarks = fingerprinter.landmarks(mono: mono)
+      } else {
+        log("cannot decode \(paths[i]): left out")
+      }
+      prints.set(
+        i, SongPrint(id: "\(i)", audioKey: "", duration: seconds, landmarks: landmarks))
+    }
+    let all = prints.values
+    var group = Array(all.indices)
+    func root(_ i: Int) -> Int {
+      var i = i
+      while group[i] != i { i = group[i] }
+      return i
+    }
+    let window = UInt32(10 / fingerprinter.parameters.frameSeconds)
+    for (i, song) in all.enumerated() {
+      let others = FingerprintIndex(
+        songs: all.filter { $0.id != song.id }, parameters: fingerprinter.parameters)
+      var from: UInt32 = 0
+      while let last = song.landmarks.last, from < last.frame {
+        let piece = song.landmarks.filter { $0.frame >= from && $0.frame < from + window }.map {
+          Landmark(hash: $0.hash, frame: $0.frame - from)
+        }
+        if let match = others.match(piece), let j = Int(match.songID) {
+          group[root(i)] = root(j)
+        }
+        from += window / 2
+      }
+    }
+    var groups: [Int: [Int]] = [:]
+    for i in all.indices where all[i].duration > 0 { groups[root(i), default: []].append(i) }
+    var songs: [Song] = []
+    var catalogCount = 0
+    for members in groups.values.sorted(by: { $0[0] < $1[0] }) {
+      let isCatalog = catalogCount * 2 <= songs.count
+      if members.count > 1 {
+        log("sharing audio: \(members.map { (paths[$0] as NSString).lastPathComponent })")
+      }
+      for i in members { songs.append(Song(path: paths[i], isCatalog: isCatalog)) }
+      if isCatalog { catalogCount += members.count }
+    }
+    return songs
+  }
+
+  /// A query excerpt of `song` changed by the condition's `change`.
+  static func make(
+    _ condition: Condition, from song: [Float], start: Double, babble: [Float],
+    random: inout SeededRandom, scratch: ScratchFolder, tag: Int
+  ) throws -> [Float] {
+    let count = Int(condition.seconds * 44_100)
+    let first = Int(start * 44_100)
+    func clip(_ n: Int) -> [Float] { Array(song[first..<min(song.count, first + n)]) }
+    switch condition.change {
+    case .clean: return clip(count)
+    case .noise(let noise, let snr): return noise.add(to: clip(count), snr: snr, random: &random)
+    case .babble(let snr):
+      let from = Int(random.unit() * Double(babble.count - count))
+      return mix(clip(count), Array(babble[from..<from + count]), snr: snr)
+    case .room:
+      let wet = try sox(
+        clip(count), ["highpass", "150", "lowpass", "6000", "reverb", "60", "50", "70"],
+        scratch: scratch, tag: tag)
+      return Noise.pink.add(to: Array(wet.prefix(count)), snr: 10, random: &random)
+    case .phone:
+      let gsm = scratch.url.appendingPathComponent("q\(tag).gsm").path
+      try runSox(
+        ["-t", "f32", "-r", "44100", "-c", "1", "-"] + ["-r", "8000", "-c", "1", gsm]
+          + ["sinc", "300-3400"], input: clip(count))
+      defer { try? FileManager.default.removeItem(atPath: gsm) }
+      return try runSox([gsm, "-t", "f32", "-r", "44100", "-c", "1", "-"], input: nil)
+    case .speed(let factor):
+      let fast = try sox(
+        clip(Int(Double(count) * factor) + 4_410), ["speed", String(factor)], scratch: scratch,
+        tag: tag)
+      return Array(fast.prefix(count))
+    case .volume(let db):
+      let gain = Float(pow(10, db / 20))
+      return clip(count).map { $0 * gain }
+    }
+  }
+
+  /// `signal` plus `noise` scaled so that signal power / noise power is `snr` dB.
+  static func mix(_ signal: [Float], _ noise: [Float], snr: Double) -> [Float] {
+    func power(_ x: [Float]) -> Double {
+      x.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, x.count))
+    }
+    let scale = Float((power(signal) / max(1e-12, power(noise) * pow(10, snr / 10))).squareRoot())
+    return zip(signal, noise).map { $0 + scale * $1 }
+  }
+
+  /// Mono 44.1 kHz samples through sox's `effects`.
+  static func sox(_ input: [Float], _ effects: [String], scratch: ScratchFolder, tag: Int) throws
+    -> [Float]
+  {
+    try runSox(
+      ["-t", "f32", "-r", "44100", "-c", "1", "-", "-t", "f32", "-r", "44100", "-c", "1", "-"]
+        + effects, input: input)
+  }
+
+  /// Runs sox with raw 32-bit float samples on stdin (when given) and stdout.
+  static func runSox(_ arguments: [String], input: [Float]?) throws -> [Float] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
+    process.arguments = ["-V1"] + arguments
+    let stdin = Pipe()
+    let stdout = Pipe()
+    process.standardInput = stdin
+    process.standardOutput = stdout
+    try process.run()
+    // Feed stdin from another thread so a full stdout pipe cannot stall both sides.
+    let writer = Thread {
+      if let input {
+        input.withUnsafeBytes { stdin.fileHandleForWriting.write(Data($0)) }
+      }
+      try? stdin.fileHandleForWriting.close()
+    }
+    writer.start()
+    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+      throw BenchError("sox \(arguments.joined(separator: " ")) failed")
+    }
+    return output.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+  }
+
+  /// A minute or so of several people talking at once: espeak-ng voices (other languages,
+  /// speeds and pitches) speaking different texts, summed.
+  static func makeBabble(_ scratch: ScratchFolder) throws -> [Float] {
+    let voices = [
+      ("en-us", 160, 40), ("en-gb", 175, 60), ("de", 150, 30), ("fr", 170, 70),
+      ("es", 180, 50), ("it", 155, 45),
+    ]
+    var tracks: [[Float]] = []
+    for (n, voice) in voices.enumerated() {
+      let text = (0..<babbleTexts.count).map { babbleTexts[($0 + n) % babbleTexts.count] }
+        .joined(separator: " ")
+      let wav = scratch.url.appendingPathComponent("voice\(n).wav").path
+      let espeak = Process()
+      espeak.executableURL = URL(fileURLWithPath: "/usr/bin/espeak-ng")
+      espeak.arguments = [
+        "-v", voice.0, "-s", String(voice.1), "-p", String(voice.2), "-w", wav, text,
+      ]
+      try espeak.run()
+      espeak.waitUntilExit()
+      guard espeak.terminationStatus == 0 else { throw BenchError("espeak-ng failed") }
+      tracks.append(try runSox([wav, "-t", "f32", "-r", "44100", "-c", "1", "-"], input: nil))
+    }
+    let length = tracks.map(\.count).min() ?? 0
+    guard length > 20 * 44_100 else { throw BenchError("babble too short") }
+    return (0..<length).map { i in tracks.reduce(0) { $0 + $1[i] } }
+  }
+
+  /// What the talkers say (written for this benchmark).
+  static let babbleTexts = [
+    "The train was late again this morning, so I walked along the river and watched the boats"
+      + " come in. There was a man selling coffee from a small cart, and the line was longer"
+      + " than the one at the station. I think I will take the bus tomorrow.",
+    "Did you see the match last night? They were two goals down at half time and nobody"
+      + " believed they could come back, but the young striker scored twice in ten minutes and"
+      + " the whole stadium stood up and sang until the final whistle.",
+    "We need to buy bread, eggs, some tomatoes and a bottle of olive oil. If the market is"
+      + " still open after work, I can stop there on the way home. Otherwise we will have soup"
+      + " again, which is fine with me, honestly.",
+    "My sister moved to a small town in the mountains last spring. She says the winters are"
+      + " long and quiet, the neighbours bring her cake, and the only noise at night is the"
+      + " wind in the pine trees and a dog barking far away.",
+    "The meeting has been moved to Thursday afternoon because the projector in the large room"
+      + " is broken. Please bring your notes and the figures from last quarter, and tell the"
+      + " others that lunch will not be provided this time.",
+    "When I was a child we spent every summer at my grandmother's house by the sea. We swam"
+      + " before breakfast, built castles in the sand, and listened to the radio on the porch"
+      + " while the sun went down behind the lighthouse.",
+  ]
+
+  /// Builds the catalog's index the way a user does, through `riffle identify` against a feed
+  /// of the files, and reports its wall time, peak memory and size on disk; then a second
+  /// identify against the built index.
+  static func indexThroughRiffle(
+    _ riffle: String, songs: [Song], seconds: Double, scratch: ScratchFolder
+  ) throws {
+    let feed = scratch.url.appendingPathComponent("feed.json")
+    let entries = songs.enumerated().map { i, song -> [String: Any] in
+      [
+        "id": "song-\(i)", "title": (song.path as NSString).lastPathComponent,
+        "handle": "", "display_name": "bench",
+        "audio_url": URL(fileURLWithPath: song.path)
+          .absoluteString,
+      ]
+    }
+    try JSONSerialization.data(withJSONObject: ["songs": entries]).write(to: feed)
+    // The query: 10 s from the middle of the first song, as a WAV file.
+    guard let first = songs.first, let data = FileManager.default.contents(atPath: first.path)
+    else { return }
+    let pcm = try DecoderFactory.decodeAll(data)
+    let mono = pcm.withUnsafeBytes { Resampler.mono(pcm16: $0, channels: PCMFormat.channels) }
+    let from = mono.count / 2
+    let wav = scratch.url.appendingPathComponent("query.wav")
+    try WAVWriter.data(
+      samples: WAVWriter.pcm16(Array(mono[from..<min(mono.count, from + 441_000)])), channels: 1,
+      sampleRate: 44_100
+    ).write(to: wav)
+    let cache = scratch.url.appendingPathComponent("cache")
+    for run in ["build", "reuse"] {
+      let t0 = FingerprintBench.now()
+      // Started from a small python3, which reports the riffle process's own peak: a child
+      // spawned straight from this large process inherits its high-water mark in wait4's
+      // accounting (the kernel records the parent's memory at the child's exec).
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+      process.arguments = ["-c", peakMemoryScript, riffle, "identify", wav.path, feed.path]
+      var environment = ProcessInfo.processInfo.environment
+      environment["XDG_CACHE_HOME"] = cache.path
+      process.environment = environment
+      let out = Pipe()
+      process.standardOutput = out
+      process.standardError = FileHandle.nullDevice
+      try process.run()
+      let lines = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        .split(separator: "\n")
+      process.waitUntilExit()
+      let wall = FingerprintBench.now() - t0
+      let peak = (lines.last.flatMap { Int($0) } ?? 0) * 1024
+      let answer = lines.dropLast().joined(separator: " ")
+      let files =
+        (try? FileManager.default.contentsOfDirectory(
+          at: cache.appendingPathComponent("riffle/fingerprints"),
+          includingPropertiesForKeys: [.fileSizeKey])) ?? []
+      let size = files.reduce(0) {
+        $0 + ((try? $1.resourceValues(forKeys: [.fileSizeKey]).fileSize) ?? 0)
+      }
+      print(
+        String(
+          format:
+            "| riffle identify, %@ (%d songs, %.0f s) | %.1f s wall, peak memory %.0f MB, index %.2f MB (%.2f KB per second of audio); answer: %@ |",
+          run as NSString, songs.count, seconds, wall, Double(peak) / 1_048_576,
+          Double(size) / 1e6, Double(size) / 1000 / max(1, seconds),
+          answer.trimmingCharacters(in: .whitespacesAndNewlines) as NSString))
+    }
+  }
+
+  /// Runs argv[1...] and prints its output, then its peak resident memory in KB.
+  static let peakMemoryScript = """
+    import os, sys
+    pid = os.fork()
+    if pid == 0:
+        os.execv(sys.argv[1], sys.argv[1:])
+    _, status, usage = os.wait4(pid, 0)
+    sys.stdout.flush()
+    print(usage.ru_maxrss)
+    """
+
+  /// Query time against `size` songs: the real catalog plus copies of its prints whose anchor
+  /// bins are relabelled by a random permutation per copy: the hash statistics of real music
+  /// (as many postings per hash, as skewed), but other songs' hashes. (Moving the bins by a
+  /// constant instead would make each copy the song transposed, which a speed search partly
+  /// finds again.)
+  static func scaleFigures(
+    size: Int, prints: [SongPrint], queries: [Query], songs: [Song], fingerprinter: Fingerprinter
+  ) {
+    guard !prints.isEmpty, !queries.isEmpty else { return }
+    var large = prints
+    var copy: UInt64 = 1
+    while large.count < size {
+      var random = SeededRandom(seed: copy)
+      var permutation = Array(0..<512)
+      for i in stride(from: 511, to: 0, by: -1) { permutation.swapAt(i, random.int(0...i)) }
+      for print in prints where large.count < size {
+        large.append(relabelled(print, copy: copy, bins: permutation))
+      }
+      copy += 1
+    }
+    let t0 = FingerprintBench.now()
+    let index = FingerprintIndex(songs: large, parameters: fingerprinter.parameters)
+    let buildSeconds = FingerprintBench.now() - t0
+    large = []
+    var times: [Double] = []
+    var right = 0
+    for query in queries {
+      let start = FingerprintBench.cpuNow()
+      let match = index.match(peaks: query.peaks)
+      times.append(FingerprintBench.cpuNow() - start)
+      if match?.songID == songs[query.song].id { right += 1 }
+    }
+    times.sort()
+    print(
+      String(
+        format:
+          "| 10 s babble query against %d songs (%d hashes; table built in %.1f s), matching CPU | median %.1f ms, 95th %.1f ms; %d of %d right |",
+        size, index.postingCount, buildSeconds, 1000 * times[times.count / 2],
+        1000 * times[min(times.count - 1, times.count * 95 / 100)], right, queries.count))
+  }
+
+  /// A print with every anchor bin relabelled through `bins`.
+  static func relabelled(_ print: SongPrint, copy: UInt64, bins: [Int]) -> SongPrint {
+    var out = print
+    out.id = "\(print.id)#\(copy)"
+    out.landmarks = print.landmarks.map { landmark in
+      let parts = LandmarkHasher.parts(of: landmark.hash)
+      return Landmark(
+        hash: LandmarkHasher.hash(
+          bin: bins[parts.bin], binDelta: parts.binDelta, frameDelta: parts.frameDelta),
+        frame: landmark.frame)
+    }
+    return out
+  }
+}
+
+/// Numbers for scratch file names, unique across threads.
+final class AtomicCounter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = 0
+  func next() -> Int {
+    lock.withLock {
+      value += 1
+      return value
+    }
+  }
+}
