@@ -253,9 +253,9 @@ public enum ITunesDecoder {
         continue
       }
       received += 1
-      // Music videos, podcasts and the like are not songs: left out, and not counted as songs
-      // without a preview.
-      if let kind = item["kind"]?.text, kind != "song" { continue }
+      // Podcasts, films and the like are not songs: left out, and not counted as songs without
+      // a preview. Music videos play their preview's sound; audiobooks their sample.
+      if !isPlayable(item) { continue }
       guard let song = song(from: item) else {
         skipped += 1
         continue
@@ -269,22 +269,31 @@ public enum ITunesDecoder {
 
   /// One result as a song, or nil when it has nothing to play.
   public static func song(from item: JSONValue) -> Song? {
-    guard case .object = item else { return nil }
-    // Music videos, podcasts and the like are not songs to play here.
-    if let kind = item["kind"]?.text, kind != "song" { return nil }
+    guard case .object = item, isPlayable(item) else { return nil }
     guard let previewText = item["previewUrl"]?.nonEmptyText,
       let preview = URL(string: previewText),
       let scheme = preview.scheme?.lowercased(), scheme == "http" || scheme == "https"
     else { return nil }
     let id = item["trackId"]?.int.map { "itunes:\($0)" } ?? "itunes:" + previewText
-    let title = item["trackName"]?.nonEmptyText ?? item["trackCensoredName"]?.nonEmptyText ?? ""
-    let album =
+    var title = item["trackName"]?.nonEmptyText ?? item["trackCensoredName"]?.nonEmptyText
+    var album =
       item["collectionName"]?.nonEmptyText ?? item["collectionCensoredName"]?.nonEmptyText
+    // An audiobook has no track: its collection is the book, and so the title.
+    if title == nil, item["wrapperType"]?.text == "audiobook" {
+      (title, album) = (album, nil)
+    }
     let millis = item["trackTimeMillis"]?.double
     return Song(
-      id: id, title: title, displayName: item["artistName"]?.nonEmptyText ?? "", handle: "",
+      id: id, title: title ?? "", displayName: item["artistName"]?.nonEmptyText ?? "", handle: "",
       imageURL: artworkURL(item), audioURL: preview, likeCount: 0, isLiked: false,
       duration: nil, album: album, trackLength: millis.flatMap { $0 > 0 ? $0 / 1000 : nil })
+  }
+
+  /// True for the results Riffle plays: songs, music videos (their preview's sound; FFmpeg
+  /// picks the audio track) and audiobooks (wrapperType `audiobook`, no kind).
+  static func isPlayable(_ item: JSONValue) -> Bool {
+    guard let kind = item["kind"]?.text else { return true }
+    return kind == "song" || kind == "music-video"
   }
 
   /// The cover at the size a page needs: `artworkUrl100` asked for at 600x600.

@@ -117,12 +117,26 @@ public struct SourcePage: Equatable, Sendable {
   public var skipped: Int
   /// Repeats of a song already on the pages, left out.
   public var hidden: Int
+  /// Songs that exist but cannot be played yet (a clip still being made), left out.
+  public var notReady: Int
 
-  public init(songs: [Song], next: PageCursor? = nil, skipped: Int = 0, hidden: Int = 0) {
+  public init(
+    songs: [Song], next: PageCursor? = nil, skipped: Int = 0, hidden: Int = 0, notReady: Int = 0
+  ) {
     self.songs = songs
     self.next = next
     self.skipped = skipped
     self.hidden = hidden
+    self.notReady = notReady
+  }
+
+  /// What the status line says of the songs not ready yet, nil when there are none.
+  public var notReadyNote: String? {
+    switch notReady {
+    case 0: return nil
+    case 1: return "1 song not ready yet"
+    default: return "\(notReady) songs not ready yet"
+    }
   }
 }
 

@@ -59,7 +59,9 @@ private func firstPageLoaded(_ state: inout PlayerState, _ kind: SourceKind, _ p
   state.opening = nil
   guard !page.songs.isEmpty else {
     // Nothing to show: the pages stay as they are (or empty, saying why).
-    let skipped = page.skipped > 0 ? ": " + kind.skippedNote(page.skipped) : ""
+    let notes = [page.skipped > 0 ? kind.skippedNote(page.skipped) : nil, page.notReadyNote]
+      .compactMap { $0 }
+    let skipped = notes.isEmpty ? "" : ": " + notes.joined(separator: ", ")
     state.message = .init(.info, kind.emptyNote + skipped)
     if state.songs.isEmpty {
       state.source = PageSource(kind: kind)
@@ -75,6 +77,7 @@ private func firstPageLoaded(_ state: inout PlayerState, _ kind: SourceKind, _ p
     notes.append(page.hidden == 1 ? "1 repeat hidden" : "\(page.hidden) repeats hidden")
   }
   if page.skipped > 0 { notes.append(kind.skippedNote(page.skipped)) }
+  if let note = page.notReadyNote { notes.append(note) }
   state.message = notes.isEmpty ? nil : .init(.info, notes.joined(separator: " \u{00B7} "))
   return playCurrent(&state) + loadMoreIfNear(&state)
 }

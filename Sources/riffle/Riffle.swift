@@ -165,12 +165,19 @@ struct PlayerOptions: ParsableArguments {
     } catch {
       throw ValidationError(error.message)
     }
+    // The sign-in token goes to the feed opened here, on its own host only.
+    var token: FeedToken?
+    if case .feed(let url) = first {
+      let fromEnvironment = environment("RIFFLE_TOKEN").flatMap { $0.isEmpty ? nil : $0 }
+      token = FeedToken(fromEnvironment ?? config.token, for: url)
+    }
     redirectStandardError(to: paths.logFile)
     MainActor.assumeIsolated {
       do {
         try startPlayer(
           first, driver: driver, capture: captureChoice, paths: paths, config: (config, problems),
-          services: services, likeSync: likesEndpoint.map { LikeSync(template: $0) })
+          services: services, token: token,
+          likeSync: likesEndpoint.map { LikeSync(template: $0) })
       } catch {
         FileHandle.standardError.write(Data("riffle: \(error)\n".utf8))
         Foundation.exit(1)
@@ -277,7 +284,7 @@ private var liveModel: PlayerViewModel?
 private func startPlayer(
   _ first: SourceKind, driver: AudioDriverChoice, capture: CaptureChoice, paths: AppPaths,
   config: (config: Config, problems: [Config.Problem]), services: (itunes: URL, lyrics: URL),
-  likeSync: LikeSync?
+  token: FeedToken?, likeSync: LikeSync?
 ) throws {
   let (config, problems) = config
   let terminal = try NCursesTerminal()
@@ -285,7 +292,7 @@ private func startPlayer(
   let box = ModelBox()
   let historyFile = paths.searchHistoryFile
   let clients = PlayerClients(
-    pages: .live(feeds: FeedSource(), itunes: ITunesCatalog(base: services.itunes)),
+    pages: .live(feeds: FeedSource(token: token), itunes: ITunesCatalog(base: services.itunes)),
     audio: .live(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
       output: { try driver.open() },

@@ -134,13 +134,33 @@ struct ITunesCatalogTests {
     let results = try ITunesDecoder.results(Data(body.utf8))
     let batch = ITunesDecoder.batch(results)
     #expect(batch.received == 4)
-    #expect(batch.skipped == 2, "the file:// preview and the non-object; the video is no song")
+    #expect(batch.skipped == 2, "the file:// preview and the non-object")
+    #expect(batch.songs.map(\.id) == ["itunes:7", "itunes:8"], "a music video plays its sound")
     #expect(batch.songs.first?.title == "42")
     #expect(batch.songs.first?.id == "itunes:7")
     #expect(batch.songs.first?.displayName == "")
   }
 
-  @Test("videos and the same track twice are left out without counting as songs without a preview")
+  @Test("an audiobook's title is its collectionName; a music video plays its preview's sound")
+  func audiobooksAndVideos() throws {
+    let body = """
+      {"resultCount":2,"results":[
+      {"wrapperType":"audiobook","collectionId":5,"artistName":"Ana Ruiz",
+       "collectionName":"The Long Road","previewUrl":"https://a/book.m4a",
+       "artworkUrl100":"https://a/100x100bb.jpg"},
+      {"wrapperType":"track","kind":"music-video","trackId":6,"artistName":"Band",
+       "trackName":"Clip","collectionName":"Album","previewUrl":"https://a/6.m4v"}]}
+      """
+    let batch = ITunesDecoder.batch(try ITunesDecoder.results(Data(body.utf8)))
+    #expect(batch.songs.map(\.title) == ["The Long Road", "Clip"])
+    #expect(batch.songs.first?.album == nil)
+    #expect(batch.songs.first?.displayName == "Ana Ruiz")
+    #expect(batch.songs.last?.audioURL.absoluteString == "https://a/6.m4v")
+    #expect(batch.skipped == 0)
+  }
+
+  @Test(
+    "podcasts and the same track twice are left out without counting as songs without a preview")
   func notSongsAndRepeats() throws {
     let body = """
       {"resultCount":5,"results":[
@@ -152,7 +172,7 @@ struct ITunesCatalogTests {
       """
     let batch = ITunesDecoder.batch(try ITunesDecoder.results(Data(body.utf8)))
     #expect(batch.received == 5, "every result moves the offset on")
-    #expect(batch.songs.map(\.title) == ["One"])
+    #expect(batch.songs.map(\.title) == ["One", "One (video)"])
     #expect(batch.skipped == 1, "only the song without a preview")
   }
 

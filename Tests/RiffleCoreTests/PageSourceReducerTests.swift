@@ -176,6 +176,11 @@ struct OpeningSourceReducerTests {
         Paging.artist, SourcePage(songs: songs, hidden: 4),
         "Mira Sol\u{2019}s top songs \u{00B7} 4 repeats hidden"
       ),
+      (
+        Paging.feed, SourcePage(songs: songs, skipped: 1, notReady: 2),
+        "skipped 1 song without an id or audio URL \u{00B7} 2 songs not ready yet"
+      ),
+      (Paging.feed, SourcePage(songs: songs, notReady: 1), "1 song not ready yet"),
     ]
     for (kind, page, text) in expected {
       var store = ReducerTestStore(Paging.opening(kind))
@@ -199,6 +204,19 @@ struct OpeningSourceReducerTests {
     store.send(.pageLoaded(kind, cursor: nil, SourcePage(songs: [], skipped: 2))) {
       $0.opening = nil
       $0.message = .init(.info, kind.emptyNote + ": " + kind.skippedNote(2))
+    }
+  }
+
+  @Test("A first page of songs not ready yet says so, beside the broken ones")
+  func onlyNotReady() {
+    var store = ReducerTestStore(Paging.opening(Paging.feed, over: true))
+    store.send(
+      .pageLoaded(Paging.feed, cursor: nil, SourcePage(songs: [], skipped: 1, notReady: 3))
+    ) {
+      $0.opening = nil
+      $0.message = .init(
+        .info,
+        "The feed has no songs: skipped 1 song without an id or audio URL, 3 songs not ready yet")
     }
   }
 
