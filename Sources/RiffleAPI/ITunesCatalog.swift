@@ -71,7 +71,8 @@ public struct ITunesCatalog: Sendable {
   }
 
   /// The artist's songs most popular first, each song once. An artist iTunes does not know
-  /// gives no songs (not an error).
+  /// gives no songs (not an error). When the name matches several artists and none clearly
+  /// (two of the same name, or none exactly), no songs but the `choices` to choose from.
   public func topSongs(
     artist name: String, limit: Int,
     completion: @escaping @Sendable (Result<ArtistSongs, CatalogError>) -> Void
@@ -81,22 +82,34 @@ public struct ITunesCatalog: Sendable {
       case .failure(let error):
         completion(.failure(error))
       case .success(let items):
-        guard let artist = ITunesDecoder.bestArtist(items, named: name) else {
+        switch ITunesDecoder.artistMatch(items, named: name) {
+        case .none:
           completion(.success(ArtistSongs(name: name, songs: [], hidden: 0, skipped: 0)))
-          return
-        }
-        fetch(topSongsURL(artistID: artist.id, limit: limit)) { result in
+        case .several(let matches):
           completion(
-            result.map { items in
-              let batch = ITunesDecoder.batch(
-                items.filter { $0["artistId"]?.int == artist.id || $0["artistId"] == nil })
-              let unique = SongDeduplicator.unique(batch.songs)
-              return ArtistSongs(
-                name: artist.name, songs: unique.songs, hidden: unique.hidden,
-                skipped: batch.skipped)
-            })
+            .success(
+              ArtistSongs(name: name, songs: [], hidden: 0, skipped: 0, choices: matches)))
+        case .one(let artist):
+          topSongs(artistID: artist.id, name: artist.name, limit: limit, completion: completion)
         }
       }
+    }
+  }
+
+  /// The songs of the artist with this iTunes id, most popular first, each song once.
+  public func topSongs(
+    artistID: Int, name: String, limit: Int,
+    completion: @escaping @Sendable (Result<ArtistSongs, CatalogError>) -> Void
+  ) {
+    fetch(topSongsURL(artistID: artistID, limit: limit)) { result in
+      completion(
+        result.map { items in
+          let batch = ITunesDecoder.batch(
+            items.filter { $0["artistId"]?.int == artistID || $0["artistId"] == nil })
+          let unique = SongDeduplicator.unique(batch.songs)
+          return ArtistSongs(
+            name: name, songs: unique.songs, hidden: unique.hidden, skipped: batch.skipped)
+        })
     }
   }
 
@@ -128,11 +141,27 @@ public struct ITunesCatalog: Sendable {
     }
   }
 
-  /// An artist's top songs as one page (iTunes gives them at once).
+  /// An artist's top songs as one page (iTunes gives them at once), or the artists to
+  /// choose from when the name matches several.
   public func artistPage(
     name: String, completion: @escaping @Sendable (Result<SourcePage, CatalogError>) -> Void
   ) {
     topSongs(artist: name, limit: Self.artistSongLimit) { result in
+      completion(
+        result.map {
+          SourcePage(
+            songs: $0.songs, next: nil, skipped: $0.skipped, hidden: $0.hidden,
+            choices: $0.choices)
+        })
+    }
+  }
+
+  /// The top songs of an artist chosen from the list, as one page.
+  public func artistPage(
+    id: Int, name: String,
+    completion: @escaping @Sendable (Result<SourcePage, CatalogError>) -> Void
+  ) {
+    topSongs(artistID: id, name: name, limit: Self.artistSongLimit) { result in
       completion(
         result.map {
           SourcePage(songs: $0.songs, next: nil, skipped: $0.skipped, hidden: $0.hidden)
@@ -182,6 +211,8 @@ public struct ArtistSongs: Equatable, Sendable {
   public var hidden: Int
   /// Songs without a preview to play.
   public var skipped: Int
+  /// The artists to choose from, when the name matched several and none clearly.
+  public var choices: [ArtistMatch] = []
 }
 
 /// Why a catalog gave no answer.
@@ -311,14 +342,31 @@ public enum ITunesDecoder {
     return url
   }
 
-  /// The artist among search results whose name matches best (exactly, ignoring case and
-  /// accents, or else the first).
-  static func bestArtist(_ items: [JSONValue], named name: String) -> (id: Int, name: String)? {
-    let artists: [(id: Int, name: String)] = items.compactMap { item in
-      guard let id = item["artistId"]?.int else { return nil }
-      return (id, item["artistName"]?.nonEmptyText ?? name)
+  /// How an artist search answered a name.
+  enum ArtistAnswer: Equatable {
+    case none
+    /// One artist is clearly meant: the only one with that exact name (ignoring case and
+    /// accents), or the only result.
+    case one(ArtistMatch)
+    /// Several artists and none clearly: two or more of the exact name, or none exactly.
+    case several([ArtistMatch])
+  }
+
+  /// Which artist among search results a name means, if that is clear.
+  static func artistMatch(_ items: [JSONValue], named name: String) -> ArtistAnswer {
+    var seen = Set<Int>()
+    let artists: [ArtistMatch] = items.compactMap { item in
+      guard let id = item["artistId"]?.int, seen.insert(id).inserted else { return nil }
+      return ArtistMatch(
+        id: id, name: item["artistName"]?.nonEmptyText ?? name,
+        genre: item["primaryGenreName"]?.nonEmptyText ?? "")
     }
+    guard let first = artists.first else { return .none }
+    if artists.count == 1 { return .one(first) }
     let wanted = SongDeduplicator.normalizedArtist(name)
-    return artists.first { SongDeduplicator.normalizedArtist($0.name) == wanted } ?? artists.first
+    let exact = artists.filter { SongDeduplicator.normalizedArtist($0.name) == wanted }
+    if exact.count == 1 { return .one(exact[0]) }
+    // Two of the same name: those; none exactly: every one found.
+    return .several(exact.isEmpty ? artists : exact)
   }
 }

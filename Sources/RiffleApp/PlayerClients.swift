@@ -56,6 +56,8 @@ public struct PageClient: Sendable {
         itunes.searchPage(term: term, cursor: cursor) { done($0.mapError(\.failure)) }
       case .artist(let name):
         itunes.artistPage(name: name) { done($0.mapError(\.failure)) }
+      case .artistID(let id, let name):
+        itunes.artistPage(id: id, name: name) { done($0.mapError(\.failure)) }
       }
     }
   }

@@ -11,13 +11,16 @@ public enum SourceKind: Hashable, Sendable {
   case search(String)
   /// The most popular songs of the artist with this name, each song once.
   case artist(String)
+  /// The most popular songs of one artist the catalog knows by `id`, chosen among several of
+  /// the same or a like name.
+  case artistID(Int, name: String)
 
   /// How the status line names the source ("“blue”", "Mira Sol's top songs").
   public var label: String {
     switch self {
     case .feed: return "the feed"
     case .search(let term): return "\u{201C}\(term)\u{201D}"
-    case .artist(let name): return "\(name)\u{2019}s top songs"
+    case .artist(let name), .artistID(_, let name): return "\(name)\u{2019}s top songs"
     }
   }
 
@@ -26,7 +29,7 @@ public enum SourceKind: Hashable, Sendable {
     switch self {
     case .feed: return nil
     case .search(let term): return "Results for \u{201C}\(term)\u{201D}"
-    case .artist: return label
+    case .artist, .artistID: return label
     }
   }
 
@@ -35,7 +38,8 @@ public enum SourceKind: Hashable, Sendable {
     switch self {
     case .feed: return "Loading songs\u{2026}"
     case .search(let term): return "Searching for \u{201C}\(term)\u{201D}\u{2026}"
-    case .artist(let name): return "Finding \(name)\u{2019}s top songs\u{2026}"
+    case .artist(let name), .artistID(_, let name):
+      return "Finding \(name)\u{2019}s top songs\u{2026}"
     }
   }
 
@@ -44,7 +48,8 @@ public enum SourceKind: Hashable, Sendable {
     switch self {
     case .feed: return "The feed has no songs"
     case .search(let term): return "No songs found for \u{201C}\(term)\u{201D}"
-    case .artist(let name): return "No songs found for the artist \u{201C}\(name)\u{201D}"
+    case .artist(let name), .artistID(_, let name):
+      return "No songs found for the artist \u{201C}\(name)\u{201D}"
     }
   }
 
@@ -52,7 +57,7 @@ public enum SourceKind: Hashable, Sendable {
   public var endNote: String {
     switch self {
     case .feed: return "End of the feed"
-    case .search, .artist: return "End of the results"
+    case .search, .artist, .artistID: return "End of the results"
     }
   }
 
@@ -63,7 +68,7 @@ public enum SourceKind: Hashable, Sendable {
       return count == 1
         ? "skipped 1 song without an id or audio URL"
         : "skipped \(count) songs without an id or audio URL"
-    case .search, .artist:
+    case .search, .artist, .artistID:
       return "\(count) without a preview"
     }
   }
@@ -73,7 +78,7 @@ public enum SourceKind: Hashable, Sendable {
   public var lookahead: Int {
     switch self {
     case .feed: return 3
-    case .search, .artist: return 5
+    case .search, .artist, .artistID: return 5
     }
   }
 
@@ -81,7 +86,7 @@ public enum SourceKind: Hashable, Sendable {
   public var likeDestination: LikeDestination {
     switch self {
     case .feed: return .likesEndpoint
-    case .search, .artist: return .localOnly
+    case .search, .artist, .artistID: return .localOnly
     }
   }
 
@@ -119,15 +124,20 @@ public struct SourcePage: Equatable, Sendable {
   public var hidden: Int
   /// Songs that exist but cannot be played yet (a clip still being made), left out.
   public var notReady: Int
+  /// Instead of songs: the artists a name matches when the best match is not clear, for the
+  /// user to choose from.
+  public var choices: [ArtistMatch]
 
   public init(
-    songs: [Song], next: PageCursor? = nil, skipped: Int = 0, hidden: Int = 0, notReady: Int = 0
+    songs: [Song], next: PageCursor? = nil, skipped: Int = 0, hidden: Int = 0, notReady: Int = 0,
+    choices: [ArtistMatch] = []
   ) {
     self.songs = songs
     self.next = next
     self.skipped = skipped
     self.hidden = hidden
     self.notReady = notReady
+    self.choices = choices
   }
 
   /// What the status line says of the songs not ready yet, nil when there are none.
@@ -189,5 +199,34 @@ public struct PageSource: Equatable, Sendable {
     case .waiting(let reason), .failed(let reason): return reason
     case .idle, .loading: return nil
     }
+  }
+}
+
+/// An artist a catalog knows: what the choice list shows of each.
+public struct ArtistMatch: Hashable, Sendable {
+  public var id: Int
+  public var name: String
+  /// The artist's main genre ("Rock"); empty when the catalog gives none.
+  public var genre: String
+
+  public init(id: Int, name: String, genre: String = "") {
+    self.id = id
+    self.name = name
+    self.genre = genre
+  }
+}
+
+/// The artists a name matched, shown for the user to choose one (`Overlay.artistChoice`).
+public struct ArtistChoice: Equatable, Sendable {
+  /// The name asked for.
+  public var name: String
+  public var matches: [ArtistMatch]
+  /// The row the cursor is on.
+  public var selected: Int
+
+  public init(name: String, matches: [ArtistMatch], selected: Int = 0) {
+    self.name = name
+    self.matches = matches
+    self.selected = selected
   }
 }

@@ -24,6 +24,10 @@ public enum PlayerAction: Equatable, Sendable {
   case cancelSearch
   /// `a`: the top songs of the current song's artist.
   case showArtist
+  /// Moves the cursor of the artist choice list by some rows (Up and Down).
+  case moveArtistChoice(Int)
+  /// Opens the songs of the artist under the cursor (Enter).
+  case confirmArtistChoice
 
   // User intents.
   case next
@@ -88,7 +92,8 @@ extension PlayerAction {
   public var isUserIntent: Bool {
     switch self {
     case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit,
-      .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .toggleLyrics,
+      .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .moveArtistChoice,
+      .confirmArtistChoice, .toggleLyrics,
       .scrollLyrics, .pageLyrics, .identify:
       return true
     default:

@@ -57,6 +57,10 @@ private func firstPageLoaded(_ state: inout PlayerState, _ kind: SourceKind, _ p
     return []
   }
   state.opening = nil
+  if !page.choices.isEmpty {
+    if case .artist(let name) = kind { showArtistChoice(&state, name: name, page.choices) }
+    return []
+  }
   guard !page.songs.isEmpty else {
     // Nothing to show: the pages stay as they are (or empty, saying why).
     let notes = [page.skipped > 0 ? kind.skippedNote(page.skipped) : nil, page.notReadyNote]

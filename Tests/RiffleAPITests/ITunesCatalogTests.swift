@@ -251,6 +251,54 @@ struct ITunesCatalogTests {
     #expect(queries.last == ["id": "42", "entity": "song", "limit": "100"])
   }
 
+  @Test("a name several artists answer to gives the list to choose from, with genres")
+  func severalArtists() throws {
+    func artist(_ id: Int, _ name: String, _ genre: String?) -> JSONValue {
+      var members: [String: JSONValue] = [
+        "wrapperType": .string("artist"), "artistId": .integer(Int64(id)),
+        "artistName": .string(name),
+      ]
+      if let genre { members["primaryGenreName"] = .string(genre) }
+      return .object(members)
+    }
+    let queen = [artist(1, "Queen", "Rock"), artist(2, "Queen Latifah", "Hip-Hop/Rap")]
+    #expect(
+      ITunesDecoder.artistMatch(queen, named: "queen")
+        == .one(ArtistMatch(id: 1, name: "Queen", genre: "Rock")), "an exact, unique match")
+    let nirvana = [
+      artist(3, "Nirvana", "Rock"), artist(4, "Nirvana Tribute", nil), artist(5, "NIRVANA", "Pop"),
+      artist(3, "Nirvana", "Rock"),
+    ]
+    #expect(
+      ITunesDecoder.artistMatch(nirvana, named: "Nirvana")
+        == .several([
+          ArtistMatch(id: 3, name: "Nirvana", genre: "Rock"),
+          ArtistMatch(id: 5, name: "NIRVANA", genre: "Pop"),
+        ]), "two of the exact name: those two")
+    #expect(
+      ITunesDecoder.artistMatch(queen, named: "que")
+        == .several([
+          ArtistMatch(id: 1, name: "Queen", genre: "Rock"),
+          ArtistMatch(id: 2, name: "Queen Latifah", genre: "Hip-Hop/Rap"),
+        ]), "none exactly: every one found")
+    #expect(
+      ITunesDecoder.artistMatch([artist(6, "Björk", nil)], named: "bjork")
+        == .one(ArtistMatch(id: 6, name: "Björk")))
+    #expect(ITunesDecoder.artistMatch([], named: "x") == .none)
+
+    let itunes = ITunesServer(artists: [
+      8: (name: "Nirvana", tracks: []), 9: (name: "Nirvana", tracks: []),
+    ])
+    let (server, catalog) = try serve(itunes)
+    defer { server.stop() }
+    let done = Completion<Result<ArtistSongs, CatalogError>>()
+    catalog.topSongs(artist: "Nirvana", limit: 100) { done.set($0) }
+    let answer = try done.wait().get()
+    #expect(answer.songs.isEmpty)
+    #expect(answer.choices.map(\.id) == [8, 9])
+    #expect(server.requests.count == 1, "no songs asked for before the user chooses")
+  }
+
   @Test("an artist iTunes does not know has no songs, after one request")
   func unknownArtist() throws {
     let (server, catalog) = try serve(ITunesServer())
