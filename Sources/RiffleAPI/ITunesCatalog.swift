@@ -36,6 +36,11 @@ public struct ITunesCatalog: Sendable {
       ])
   }
 
+  /// Songs by their ids, in one request: `/lookup?id=1,2,3&country=&entity=song`.
+  public func lookupURL(ids: [String], country: String) -> URL {
+    url("lookup", [("id", ids.joined(separator: ",")), ("country", country), ("entity", "song")])
+  }
+
   /// An artist's songs, most popular first: `/lookup?id=&entity=song&limit=`.
   public func topSongsURL(artistID: Int, limit: Int) -> URL {
     url("lookup", [("id", String(artistID)), ("entity", "song"), ("limit", String(limit))])
@@ -171,7 +176,7 @@ public struct ITunesCatalog: Sendable {
 
   /// GETs a URL and gives the `results` list, or the reason there is none.
   @discardableResult
-  private func fetch(
+  func fetch(
     _ url: URL, completion: @escaping @Sendable (Result<[JSONValue], CatalogError>) -> Void
   ) -> Transfer {
     client.fetch(HTTPRequest(url: url, headers: ["Accept": "application/json"])) { result in

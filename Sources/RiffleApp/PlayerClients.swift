@@ -46,9 +46,13 @@ public struct PageClient: Sendable {
     self.load = load
   }
 
-  /// Feeds through `feeds`, searches and artists through the iTunes Search API.
-  public static func live(feeds: FeedSource, itunes: ITunesCatalog) -> PageClient {
-    PageClient { kind, cursor, done in
+  /// Feeds through `feeds`, searches and artists through the iTunes Search API, Apple's
+  /// charts through `charts`.
+  public static func live(feeds: FeedSource, itunes: ITunesCatalog, charts: AppleCharts? = nil)
+    -> PageClient
+  {
+    let charts = charts ?? AppleCharts(itunes: itunes)
+    return PageClient { kind, cursor, done in
       switch kind {
       case .feed(let url):
         feeds.loadPage(url, cursor: cursor) { done($0.mapError(\.failure)) }
@@ -58,6 +62,8 @@ public struct PageClient: Sendable {
         itunes.artistPage(name: name) { done($0.mapError(\.failure)) }
       case .artistID(let id, let name):
         itunes.artistPage(id: id, name: name) { done($0.mapError(\.failure)) }
+      case .charts(let genre, let country):
+        charts.page(genre: genre, country: country) { done($0.mapError(\.failure)) }
       }
     }
   }

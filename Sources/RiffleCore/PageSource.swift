@@ -14,6 +14,9 @@ public enum SourceKind: Hashable, Sendable {
   /// The most popular songs of one artist the catalog knows by `id`, chosen among several of
   /// the same or a like name.
   case artistID(Int, name: String)
+  /// Apple's chart of the most-played songs in a country (a two-letter code), kept to one
+  /// genre when one is named.
+  case charts(genre: String?, country: String)
 
   /// How the status line names the source ("“blue”", "Mira Sol's top songs").
   public var label: String {
@@ -21,6 +24,8 @@ public enum SourceKind: Hashable, Sendable {
     case .feed: return "the feed"
     case .search(let term): return "\u{201C}\(term)\u{201D}"
     case .artist(let name), .artistID(_, let name): return "\(name)\u{2019}s top songs"
+    case .charts(let genre, let country):
+      return "Top \(genre.map { $0 + " " } ?? "")songs \u{00B7} \(country.uppercased())"
     }
   }
 
@@ -29,7 +34,7 @@ public enum SourceKind: Hashable, Sendable {
     switch self {
     case .feed: return nil
     case .search(let term): return "Results for \u{201C}\(term)\u{201D}"
-    case .artist, .artistID: return label
+    case .artist, .artistID, .charts: return label
     }
   }
 
@@ -40,6 +45,7 @@ public enum SourceKind: Hashable, Sendable {
     case .search(let term): return "Searching for \u{201C}\(term)\u{201D}\u{2026}"
     case .artist(let name), .artistID(_, let name):
       return "Finding \(name)\u{2019}s top songs\u{2026}"
+    case .charts: return "Loading the chart\u{2026}"
     }
   }
 
@@ -50,6 +56,9 @@ public enum SourceKind: Hashable, Sendable {
     case .search(let term): return "No songs found for \u{201C}\(term)\u{201D}"
     case .artist(let name), .artistID(_, let name):
       return "No songs found for the artist \u{201C}\(name)\u{201D}"
+    case .charts(let genre?, let country):
+      return "No \(genre) songs in the \(country.uppercased()) chart"
+    case .charts(nil, let country): return "The \(country.uppercased()) chart has no songs"
     }
   }
 
@@ -58,6 +67,7 @@ public enum SourceKind: Hashable, Sendable {
     switch self {
     case .feed: return "End of the feed"
     case .search, .artist, .artistID: return "End of the results"
+    case .charts: return "End of the chart"
     }
   }
 
@@ -68,7 +78,7 @@ public enum SourceKind: Hashable, Sendable {
       return count == 1
         ? "skipped 1 song without an id or audio URL"
         : "skipped \(count) songs without an id or audio URL"
-    case .search, .artist, .artistID:
+    case .search, .artist, .artistID, .charts:
       return "\(count) without a preview"
     }
   }
@@ -78,7 +88,7 @@ public enum SourceKind: Hashable, Sendable {
   public var lookahead: Int {
     switch self {
     case .feed: return 3
-    case .search, .artist, .artistID: return 5
+    case .search, .artist, .artistID, .charts: return 5
     }
   }
 
@@ -86,7 +96,7 @@ public enum SourceKind: Hashable, Sendable {
   public var likeDestination: LikeDestination {
     switch self {
     case .feed: return .likesEndpoint
-    case .search, .artist, .artistID: return .localOnly
+    case .search, .artist, .artistID, .charts: return .localOnly
     }
   }
 

@@ -23,13 +23,14 @@ private enum Paging {
   static let search = SourceKind.search("neon")
   static let artist = SourceKind.artist("Mira Sol")
   static let chosenArtist = SourceKind.artistID(909_253, name: "Nirvana")
-  static let kinds = [feed, search, artist, chosenArtist]
+  static let charts = SourceKind.charts(genre: "Pop", country: "us")
+  static let kinds = [feed, search, artist, chosenArtist, charts]
 
   /// A later page as the kind counts pages.
   static func cursor(_ kind: SourceKind, _ n: Int) -> PageCursor {
     switch kind {
     case .feed: return .page(n, size: 10)
-    case .search, .artist, .artistID: return .offset(n * 25, limit: 25)
+    case .search, .artist, .artistID, .charts: return .offset(n * 25, limit: 25)
     }
   }
 

@@ -20,7 +20,7 @@ struct ManPageTests {
   @Test("every option of every command's --help is in the man page, and every command")
   func optionsDocumented() throws {
     var text = ""
-    for command in [[], ["play"], ["search"], ["artist"], ["identify"], ["doctor"]] {
+    for command in [[], ["play"], ["search"], ["artist"], ["charts"], ["identify"], ["doctor"]] {
       let help = try runProgram(TestFiles.riffleBinary, command + ["--help"])
       #expect(help.status == 0)
       text += help.stdout
@@ -28,6 +28,7 @@ struct ManPageTests {
     let options = Self.options(inHelp: text)
     for option in [
       "--audio", "--likes-endpoint", "--itunes-url", "--lyrics-url", "--capture", "--version",
+      "--charts-url", "--country", "--list",
     ] {
       #expect(options.contains(option))
     }
@@ -36,7 +37,7 @@ struct ManPageTests {
     for option in options {
       #expect(page.contains(option), "the man page does not mention \(option)")
     }
-    for command in ["play", "search", "artist", "identify", "doctor"] {
+    for command in ["play", "search", "artist", "charts", "identify", "doctor"] {
       #expect(text.contains("  \(command) "), "--help does not list \(command)")
       #expect(page.contains(".B riffle \(command)") || page.contains(".BR \(command) "))
     }
