@@ -1,12 +1,46 @@
 import Foundation
 import RiffleCore
 
+/// A sign-in token for one feed: sent as `Authorization: Bearer` to that feed's own scheme,
+/// host and port, never anywhere else (covers and audio come from other hosts, a CDN, and are
+/// fetched without it). It is never written to the log, a cache or the screen.
+public struct FeedToken: Sendable, Equatable {
+  let value: String
+  let origin: String
+
+  /// The token for the feed at `feed`; nil when there is no token or the feed is not http(s).
+  public init?(_ value: String?, for feed: URL) {
+    guard let value = value?.trimmingCharacters(in: .whitespacesAndNewlines), !value.isEmpty,
+      // A header cannot carry line breaks or other controls: such a token is refused whole.
+      value.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value < 0x7F }),
+      let origin = Self.origin(of: feed)
+    else { return nil }
+    self.value = value
+    self.origin = origin
+  }
+
+  /// The header for a request to `url`, when `url` is on the feed's own origin.
+  func header(for url: URL) -> String? {
+    Self.origin(of: url) == origin ? "Bearer " + value : nil
+  }
+
+  static func origin(of url: URL) -> String? {
+    guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+      let host = url.host?.lowercased(), !host.isEmpty
+    else { return nil }
+    return "\(scheme)://\(host):\(url.port ?? (scheme == "https" ? 443 : 80))"
+  }
+}
+
 /// Loads a song feed from a URL through the shared HTTP client.
 public struct FeedSource: Sendable {
   public let client: HTTPClient
+  /// Sent to the feed's own origin only.
+  public let token: FeedToken?
 
-  public init(client: HTTPClient = .shared) {
+  public init(client: HTTPClient = .shared, token: FeedToken? = nil) {
     self.client = client
+    self.token = token
   }
 
   /// The largest feed accepted: 100,000 songs of a few hundred bytes each fit (the
@@ -18,10 +52,14 @@ public struct FeedSource: Sendable {
   public func load(
     _ url: URL, completion: @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void
   ) -> Transfer {
-    let request = HTTPRequest(
-      url: url, headers: ["Accept": "application/json"], maxBytes: Self.maxFeedBytes)
+    var headers = ["Accept": "application/json"]
+    let authorization = token?.header(for: url)
+    if let authorization { headers["Authorization"] = authorization }
+    let request = HTTPRequest(url: url, headers: headers, maxBytes: Self.maxFeedBytes)
     return client.fetch(request) { result in
       switch result {
+      case .failure(.status(let code, let host, _, _)) where code == 401 || code == 403:
+        completion(.failure(.signIn(status: code, host: host, tokenSent: authorization != nil)))
       case .failure(let error):
         completion(.failure(.http(error)))
       case .success(let response):
@@ -52,12 +90,14 @@ extension FeedSource {
     load(pageURL) { [asked] result in
       completion(
         result.map { page in
-          for note in page.skipped {
+          for note in page.skipped + page.notReady {
             FileHandle.standardError.write(Data("feed: \(note)\n".utf8))
           }
           let paging = page.paging ?? asked
           let next = paging?.nextPage.map { PageCursor.page($0, size: paging?.pageSize) }
-          return SourcePage(songs: page.songs, next: next, skipped: page.skipped.count)
+          return SourcePage(
+            songs: page.songs, next: next, skipped: page.skipped.count,
+            notReady: page.notReady.count)
         })
     }
   }
@@ -79,11 +119,18 @@ extension FeedSource {
 public enum FeedLoadError: Error, Equatable, Sendable, TransferFailure, ReportableFailure {
   case http(HTTPError)
   case feed(FeedError)
+  /// The feed refused us (401 or 403): it needs a sign-in, or the token sent is not (or no
+  /// longer) good.
+  case signIn(status: Int, host: String, tokenSent: Bool)
 
   public var userMessage: String {
     switch self {
     case .http(let error): return error.userMessage
     case .feed(let error): return error.userMessage
+    case .signIn(let status, let host, let tokenSent):
+      return tokenSent
+        ? "\(host) refused the token (\(status)): set a new token in config.toml or RIFFLE_TOKEN"
+        : "\(host) asks for a sign-in (\(status)): set token in config.toml or RIFFLE_TOKEN"
     }
   }
 

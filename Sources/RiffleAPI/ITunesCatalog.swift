@@ -36,6 +36,11 @@ public struct ITunesCatalog: Sendable {
       ])
   }
 
+  /// Songs by their ids, in one request: `/lookup?id=1,2,3&country=&entity=song`.
+  public func lookupURL(ids: [String], country: String) -> URL {
+    url("lookup", [("id", ids.joined(separator: ",")), ("country", country), ("entity", "song")])
+  }
+
   /// An artist's songs, most popular first: `/lookup?id=&entity=song&limit=`.
   public func topSongsURL(artistID: Int, limit: Int) -> URL {
     url("lookup", [("id", String(artistID)), ("entity", "song"), ("limit", String(limit))])
@@ -71,7 +76,8 @@ public struct ITunesCatalog: Sendable {
   }
 
   /// The artist's songs most popular first, each song once. An artist iTunes does not know
-  /// gives no songs (not an error).
+  /// gives no songs (not an error). When the name matches several artists and none clearly
+  /// (two of the same name, or none exactly), no songs but the `choices` to choose from.
   public func topSongs(
     artist name: String, limit: Int,
     completion: @escaping @Sendable (Result<ArtistSongs, CatalogError>) -> Void
@@ -81,22 +87,34 @@ public struct ITunesCatalog: Sendable {
       case .failure(let error):
         completion(.failure(error))
       case .success(let items):
-        guard let artist = ITunesDecoder.bestArtist(items, named: name) else {
+        switch ITunesDecoder.artistMatch(items, named: name) {
+        case .none:
           completion(.success(ArtistSongs(name: name, songs: [], hidden: 0, skipped: 0)))
-          return
-        }
-        fetch(topSongsURL(artistID: artist.id, limit: limit)) { result in
+        case .several(let matches):
           completion(
-            result.map { items in
-              let batch = ITunesDecoder.batch(
-                items.filter { $0["artistId"]?.int == artist.id || $0["artistId"] == nil })
-              let unique = SongDeduplicator.unique(batch.songs)
-              return ArtistSongs(
-                name: artist.name, songs: unique.songs, hidden: unique.hidden,
-                skipped: batch.skipped)
-            })
+            .success(
+              ArtistSongs(name: name, songs: [], hidden: 0, skipped: 0, choices: matches)))
+        case .one(let artist):
+          topSongs(artistID: artist.id, name: artist.name, limit: limit, completion: completion)
         }
       }
+    }
+  }
+
+  /// The songs of the artist with this iTunes id, most popular first, each song once.
+  public func topSongs(
+    artistID: Int, name: String, limit: Int,
+    completion: @escaping @Sendable (Result<ArtistSongs, CatalogError>) -> Void
+  ) {
+    fetch(topSongsURL(artistID: artistID, limit: limit)) { result in
+      completion(
+        result.map { items in
+          let batch = ITunesDecoder.batch(
+            items.filter { $0["artistId"]?.int == artistID || $0["artistId"] == nil })
+          let unique = SongDeduplicator.unique(batch.songs)
+          return ArtistSongs(
+            name: name, songs: unique.songs, hidden: unique.hidden, skipped: batch.skipped)
+        })
     }
   }
 
@@ -128,11 +146,27 @@ public struct ITunesCatalog: Sendable {
     }
   }
 
-  /// An artist's top songs as one page (iTunes gives them at once).
+  /// An artist's top songs as one page (iTunes gives them at once), or the artists to
+  /// choose from when the name matches several.
   public func artistPage(
     name: String, completion: @escaping @Sendable (Result<SourcePage, CatalogError>) -> Void
   ) {
     topSongs(artist: name, limit: Self.artistSongLimit) { result in
+      completion(
+        result.map {
+          SourcePage(
+            songs: $0.songs, next: nil, skipped: $0.skipped, hidden: $0.hidden,
+            choices: $0.choices)
+        })
+    }
+  }
+
+  /// The top songs of an artist chosen from the list, as one page.
+  public func artistPage(
+    id: Int, name: String,
+    completion: @escaping @Sendable (Result<SourcePage, CatalogError>) -> Void
+  ) {
+    topSongs(artistID: id, name: name, limit: Self.artistSongLimit) { result in
       completion(
         result.map {
           SourcePage(songs: $0.songs, next: nil, skipped: $0.skipped, hidden: $0.hidden)
@@ -142,7 +176,7 @@ public struct ITunesCatalog: Sendable {
 
   /// GETs a URL and gives the `results` list, or the reason there is none.
   @discardableResult
-  private func fetch(
+  func fetch(
     _ url: URL, completion: @escaping @Sendable (Result<[JSONValue], CatalogError>) -> Void
   ) -> Transfer {
     client.fetch(HTTPRequest(url: url, headers: ["Accept": "application/json"])) { result in
@@ -182,6 +216,8 @@ public struct ArtistSongs: Equatable, Sendable {
   public var hidden: Int
   /// Songs without a preview to play.
   public var skipped: Int
+  /// The artists to choose from, when the name matched several and none clearly.
+  public var choices: [ArtistMatch] = []
 }
 
 /// Why a catalog gave no answer.
@@ -253,9 +289,9 @@ public enum ITunesDecoder {
         continue
       }
       received += 1
-      // Music videos, podcasts and the like are not songs: left out, and not counted as songs
-      // without a preview.
-      if let kind = item["kind"]?.text, kind != "song" { continue }
+      // Podcasts, films and the like are not songs: left out, and not counted as songs without
+      // a preview. Music videos play their preview's sound; audiobooks their sample.
+      if !isPlayable(item) { continue }
       guard let song = song(from: item) else {
         skipped += 1
         continue
@@ -269,26 +305,35 @@ public enum ITunesDecoder {
 
   /// One result as a song, or nil when it has nothing to play.
   public static func song(from item: JSONValue) -> Song? {
-    guard case .object = item else { return nil }
-    // Music videos, podcasts and the like are not songs to play here.
-    if let kind = item["kind"]?.text, kind != "song" { return nil }
+    guard case .object = item, isPlayable(item) else { return nil }
     guard let previewText = item["previewUrl"]?.nonEmptyText,
       let preview = URL(string: previewText),
       let scheme = preview.scheme?.lowercased(), scheme == "http" || scheme == "https"
     else { return nil }
     let id = item["trackId"]?.int.map { "itunes:\($0)" } ?? "itunes:" + previewText
-    let title = item["trackName"]?.nonEmptyText ?? item["trackCensoredName"]?.nonEmptyText ?? ""
-    let album =
+    var title = item["trackName"]?.nonEmptyText ?? item["trackCensoredName"]?.nonEmptyText
+    var album =
       item["collectionName"]?.nonEmptyText ?? item["collectionCensoredName"]?.nonEmptyText
+    // An audiobook has no track: its collection is the book, and so the title.
+    if title == nil, item["wrapperType"]?.text == "audiobook" {
+      (title, album) = (album, nil)
+    }
     let millis = item["trackTimeMillis"]?.double
     var song = Song(
-      id: id, title: title, displayName: item["artistName"]?.nonEmptyText ?? "", handle: "",
+      id: id, title: title ?? "", displayName: item["artistName"]?.nonEmptyText ?? "", handle: "",
       imageURL: artworkURL(item), audioURL: preview, likeCount: 0, isLiked: false,
       duration: nil, album: album, trackLength: millis.flatMap { $0 > 0 ? $0 / 1000 : nil })
     song.webURL = item["trackViewUrl"]?.nonEmptyText.flatMap(URL.init(string:)).flatMap {
       ["http", "https"].contains($0.scheme?.lowercased() ?? "") ? $0 : nil
     }
     return song
+  }
+
+  /// True for the results Riffle plays: songs, music videos (their preview's sound; FFmpeg
+  /// picks the audio track) and audiobooks (wrapperType `audiobook`, no kind).
+  static func isPlayable(_ item: JSONValue) -> Bool {
+    guard let kind = item["kind"]?.text else { return true }
+    return kind == "song" || kind == "music-video"
   }
 
   /// The cover at the size a page needs: `artworkUrl100` asked for at 600x600.
@@ -306,14 +351,31 @@ public enum ITunesDecoder {
     return url
   }
 
-  /// The artist among search results whose name matches best (exactly, ignoring case and
-  /// accents, or else the first).
-  static func bestArtist(_ items: [JSONValue], named name: String) -> (id: Int, name: String)? {
-    let artists: [(id: Int, name: String)] = items.compactMap { item in
-      guard let id = item["artistId"]?.int else { return nil }
-      return (id, item["artistName"]?.nonEmptyText ?? name)
+  /// How an artist search answered a name.
+  enum ArtistAnswer: Equatable {
+    case none
+    /// One artist is clearly meant: the only one with that exact name (ignoring case and
+    /// accents), or the only result.
+    case one(ArtistMatch)
+    /// Several artists and none clearly: two or more of the exact name, or none exactly.
+    case several([ArtistMatch])
+  }
+
+  /// Which artist among search results a name means, if that is clear.
+  static func artistMatch(_ items: [JSONValue], named name: String) -> ArtistAnswer {
+    var seen = Set<Int>()
+    let artists: [ArtistMatch] = items.compactMap { item in
+      guard let id = item["artistId"]?.int, seen.insert(id).inserted else { return nil }
+      return ArtistMatch(
+        id: id, name: item["artistName"]?.nonEmptyText ?? name,
+        genre: item["primaryGenreName"]?.nonEmptyText ?? "")
     }
+    guard let first = artists.first else { return .none }
+    if artists.count == 1 { return .one(first) }
     let wanted = SongDeduplicator.normalizedArtist(name)
-    return artists.first { SongDeduplicator.normalizedArtist($0.name) == wanted } ?? artists.first
+    let exact = artists.filter { SongDeduplicator.normalizedArtist($0.name) == wanted }
+    if exact.count == 1 { return .one(exact[0]) }
+    // Two of the same name: those; none exactly: every one found.
+    return .several(exact.isEmpty ? artists : exact)
   }
 }

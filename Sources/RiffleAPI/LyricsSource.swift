@@ -68,14 +68,11 @@ public struct LyricsSource: Sendable {
         } catch {
           completion(.failure(error as? LyricsLoadError ?? .invalid(String(describing: error))))
         }
-      case .failure(.status(404, let host, let excerpt, let retryAfter)):
-        // LRCLIB's "no such track" is an answer; any other 404 means a wrong address.
-        if Self.isTrackNotFound(Data(excerpt.utf8)) {
-          completion(.success(.notFound))
-        } else {
-          completion(
-            .failure(.http(.status(404, host: host, excerpt: excerpt, retryAfter: retryAfter))))
-        }
+      case .failure(.status(404, _, _, _)):
+        // Any 404 from /api/get is "no such track": LRCLIB's body names it (`TrackNotFound`),
+        // its older one does not (`{"statusCode":404,"error":"Not Found",...}`), and a proxy
+        // in front of it may send a page of its own.
+        completion(.success(.notFound))
       case .failure(let error):
         completion(.failure(.http(error)))
       }
@@ -139,13 +136,9 @@ public struct LyricsSource: Sendable {
     return Lyrics.fromLRC(text)
   }
 
-  private static func isTrackNotFound(_ body: Data) -> Bool {
-    (try? JSONValue.parse(body)).map(isTrackNotFound) ?? false
-  }
-
   private static func isTrackNotFound(_ root: JSONValue) -> Bool {
     root["name"]?.text == "TrackNotFound"
-      || (root["code"]?.int == 404 && root["trackName"] == nil)
+      || ((root["code"]?.int == 404 || root["statusCode"]?.int == 404) && root["trackName"] == nil)
   }
 }
 

@@ -21,7 +21,8 @@ import TOMLKit
 /// ```
 ///
 /// Top-level settings: `itunes_url = "https://itunes.apple.com"` (the search catalog) and
-/// `lyrics_url = "https://lrclib.net"` (the LRCLIB server lyrics come from).
+/// `lyrics_url = "https://lrclib.net"` (the LRCLIB server lyrics come from), and
+/// `token = "..."`, the sign-in token sent to the feed's own host (`RIFFLE_TOKEN` overrides it).
 ///
 /// Whatever cannot be understood is reported with its line and left at its default; the rest
 /// of the file still applies.
@@ -40,6 +41,8 @@ public struct Config: Equatable, Sendable {
   public var color = ColorSetting.auto
   /// How covers are shown (`[display] pictures`): auto, kitty, sixel, iterm or symbols.
   public var pictures = PictureSetting.auto
+  /// `token`: the feed's sign-in token, sent as `Authorization: Bearer` to its host only.
+  public var token: String?
 
   public init(
     keyMap: KeyMap = .standard, theme: Theme = .standard, itunesURL: URL? = nil,
@@ -55,7 +58,7 @@ public struct Config: Equatable, Sendable {
     a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings && a.itunesURL == b.itunesURL
       && a.lyricsURL == b.lyricsURL && a.notifications == b.notifications
       && a.libraryFolders == b.libraryFolders && a.color == b.color
-      && a.pictures == b.pictures
+      && a.pictures == b.pictures && a.token == b.token
   }
 
   /// Settings that hold a base URL, and where each goes.
@@ -139,7 +142,9 @@ public struct Config: Equatable, Sendable {
 
     let urlNames = Set(urlSettings.map(\.name))
     let sections: Set = ["keys", "theme", "notifications", "library", "display"]
-    for key in table.keys where !sections.contains(key) && !urlNames.contains(key) {
+    let plain: Set = ["token"]
+    for key in table.keys
+    where !sections.contains(key) && !urlNames.contains(key) && !plain.contains(key) {
       problems.append(
         Problem(line: lineOf(key, section: nil, in: lines), message: "unknown setting '\(key)'"))
     }
@@ -152,6 +157,17 @@ public struct Config: Equatable, Sendable {
           Problem(
             line: lineOf(name, section: nil, in: lines),
             message: "'\(name)' must be an http:// or https:// URL (using the default)"))
+      }
+    }
+    if let value = table["token"] {
+      if let text = value.string?.trimmingCharacters(in: .whitespaces), !text.isEmpty {
+        config.token = text
+      } else {
+        // The value itself is never repeated: it is a secret.
+        problems.append(
+          Problem(
+            line: lineOf("token", section: nil, in: lines),
+            message: "'token' must be a non-empty string (no token is sent)"))
       }
     }
 

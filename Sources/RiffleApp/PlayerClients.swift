@@ -63,12 +63,14 @@ public struct PageClient: Sendable {
     self.load = load
   }
 
-  /// Feeds through `feeds`, searches and artists through the iTunes Search API, playlists
-  /// through the HTTP client, the library from its index.
+  /// Feeds through `feeds`, searches and artists through the iTunes Search API, Apple's
+  /// charts through `charts`, playlists through the HTTP client, the library from its index.
   public static func live(
-    feeds: FeedSource, itunes: ITunesCatalog, library: @escaping @Sendable () -> LibraryIndex?
+    feeds: FeedSource, itunes: ITunesCatalog, charts: AppleCharts? = nil,
+    library: @escaping @Sendable () -> LibraryIndex? = { nil }
   ) -> PageClient {
-    PageClient { kind, cursor, done in
+    let charts = charts ?? AppleCharts(itunes: itunes)
+    return PageClient { kind, cursor, done in
       switch kind {
       case .feed(let url):
         feeds.loadPage(url, cursor: cursor) { done($0.mapError(\.failure)) }
@@ -85,6 +87,10 @@ public struct PageClient: Sendable {
         BackgroundWork.run("riffle.library.page") {
           done(libraryPage(library(), query, cursor))
         }
+      case .artistID(let id, let name):
+        itunes.artistPage(id: id, name: name) { done($0.mapError(\.failure)) }
+      case .charts(let genre, let country):
+        charts.page(genre: genre, country: country) { done($0.mapError(\.failure)) }
       }
     }
   }

@@ -17,6 +17,12 @@ public enum SourceKind: Hashable, Sendable, Codable {
   case queue
   /// Songs of the user's library (`riffle library`, `riffle FOLDER`).
   case library(LibraryQuery)
+  /// The most popular songs of one artist the catalog knows by `id`, chosen among several of
+  /// the same or a like name.
+  case artistID(Int, name: String)
+  /// Apple's chart of the most-played songs in a country (a two-letter code), kept to one
+  /// genre when one is named.
+  case charts(genre: String?, country: String)
 
   /// How the status line names the source ("“blue”", "Mira Sol's top songs").
   public var label: String {
@@ -26,7 +32,9 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .queue: return "up next"
     case .library(let query): return query.label
     case .search(let term): return "\u{201C}\(term)\u{201D}"
-    case .artist(let name): return "\(name)\u{2019}s top songs"
+    case .artist(let name), .artistID(_, let name): return "\(name)\u{2019}s top songs"
+    case .charts(let genre, let country):
+      return "Top \(genre.map { $0 + " " } ?? "")songs \u{00B7} \(country.uppercased())"
     }
   }
 
@@ -38,7 +46,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .queue: return "Up next"
     case .library(let query): return query.title
     case .search(let term): return "Results for \u{201C}\(term)\u{201D}"
-    case .artist: return label
+    case .artist, .artistID, .charts: return label
     }
   }
 
@@ -49,7 +57,9 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .playlist: return "Reading the playlist\u{2026}"
     case .library: return "Reading the library\u{2026}"
     case .search(let term): return "Searching for \u{201C}\(term)\u{201D}\u{2026}"
-    case .artist(let name): return "Finding \(name)\u{2019}s top songs\u{2026}"
+    case .artist(let name), .artistID(_, let name):
+      return "Finding \(name)\u{2019}s top songs\u{2026}"
+    case .charts: return "Loading the chart\u{2026}"
     }
   }
 
@@ -63,7 +73,11 @@ public enum SourceKind: Hashable, Sendable, Codable {
       return "Nothing in the library matches \u{201C}\(term)\u{201D}"
     case .library: return "No songs in the library here: add folders with riffle library add"
     case .search(let term): return "No songs found for \u{201C}\(term)\u{201D}"
-    case .artist(let name): return "No songs found for the artist \u{201C}\(name)\u{201D}"
+    case .artist(let name), .artistID(_, let name):
+      return "No songs found for the artist \u{201C}\(name)\u{201D}"
+    case .charts(let genre?, let country):
+      return "No \(genre) songs in the \(country.uppercased()) chart"
+    case .charts(nil, let country): return "The \(country.uppercased()) chart has no songs"
     }
   }
 
@@ -74,7 +88,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .playlist: return "End of the playlist"
     case .queue: return "End of up next"
     case .library: return "End of the library"
-    case .search, .artist: return "End of the results"
+    case .search, .artist, .artistID: return "End of the results"
+    case .charts: return "End of the chart"
     }
   }
 
@@ -85,7 +100,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
       return count == 1
         ? "skipped 1 song without an id or audio URL"
         : "skipped \(count) songs without an id or audio URL"
-    case .search, .artist:
+    case .search, .artist, .artistID, .charts:
       return "\(count) without a preview"
     case .playlist, .queue, .library:
       return count == 1
@@ -98,7 +113,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
   public var lookahead: Int {
     switch self {
     case .feed, .playlist, .queue, .library: return 3
-    case .search, .artist: return 5
+    case .search, .artist, .artistID, .charts: return 5
     }
   }
 
@@ -134,12 +149,31 @@ public struct SourcePage: Equatable, Sendable {
   public var skipped: Int
   /// Repeats of a song already on the pages, left out.
   public var hidden: Int
+  /// Songs that exist but cannot be played yet (a clip still being made), left out.
+  public var notReady: Int
+  /// Instead of songs: the artists a name matches when the best match is not clear, for the
+  /// user to choose from.
+  public var choices: [ArtistMatch]
 
-  public init(songs: [Song], next: PageCursor? = nil, skipped: Int = 0, hidden: Int = 0) {
+  public init(
+    songs: [Song], next: PageCursor? = nil, skipped: Int = 0, hidden: Int = 0, notReady: Int = 0,
+    choices: [ArtistMatch] = []
+  ) {
     self.songs = songs
     self.next = next
     self.skipped = skipped
     self.hidden = hidden
+    self.notReady = notReady
+    self.choices = choices
+  }
+
+  /// What the status line says of the songs not ready yet, nil when there are none.
+  public var notReadyNote: String? {
+    switch notReady {
+    case 0: return nil
+    case 1: return "1 song not ready yet"
+    default: return "\(notReady) songs not ready yet"
+    }
   }
 }
 
@@ -234,5 +268,34 @@ extension LibraryQuery {
     case .folder(let path): return (path as NSString).lastPathComponent
     case .search(let term): return "Library: \u{201C}\(term)\u{201D}"
     }
+  }
+}
+
+/// An artist a catalog knows: what the choice list shows of each.
+public struct ArtistMatch: Hashable, Sendable {
+  public var id: Int
+  public var name: String
+  /// The artist's main genre ("Rock"); empty when the catalog gives none.
+  public var genre: String
+
+  public init(id: Int, name: String, genre: String = "") {
+    self.id = id
+    self.name = name
+    self.genre = genre
+  }
+}
+
+/// The artists a name matched, shown for the user to choose one (`Overlay.artistChoice`).
+public struct ArtistChoice: Equatable, Sendable {
+  /// The name asked for.
+  public var name: String
+  public var matches: [ArtistMatch]
+  /// The row the cursor is on.
+  public var selected: Int
+
+  public init(name: String, matches: [ArtistMatch], selected: Int = 0) {
+    self.name = name
+    self.matches = matches
+    self.selected = selected
   }
 }

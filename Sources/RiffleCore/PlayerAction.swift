@@ -63,6 +63,10 @@ public enum PlayerAction: Equatable, Sendable {
   /// Picks up a saved session at start: its settings now, its source, song and position as
   /// the source arrives (paused, so nothing blares on start).
   case resume(SavedSession)
+  /// Moves the cursor of the artist choice list by some rows (Up and Down).
+  case moveArtistChoice(Int)
+  /// Opens the songs of the artist under the cursor (Enter).
+  case confirmArtistChoice
 
   // User intents.
   case next
@@ -130,6 +134,7 @@ extension PlayerAction {
     switch self {
     case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit,
       .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .showAlbum,
+      .moveArtistChoice, .confirmArtistChoice,
       .toggleLyrics,
       .scrollLyrics, .pageLyrics, .identify, .enqueue, .playNext, .showQueue, .moveInQueue,
       .removeFromQueue, .clearQueue, .toggleShuffle, .cycleRepeat, .changeVolume, .toggleMute,

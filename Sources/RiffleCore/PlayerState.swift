@@ -77,6 +77,8 @@ public struct PlayerState: Equatable, Sendable {
     case lyrics
     /// The search prompt (its line is `search`).
     case search
+    /// The artists a name matches, to choose one (the list is `artistChoice`).
+    case artistChoice
   }
 
   /// The lyrics of one song: asked for, here, or failed.
@@ -161,6 +163,8 @@ public struct PlayerState: Equatable, Sendable {
 
   /// The search prompt's line while the prompt is open.
   public var search: SearchPrompt?
+  /// The artists to choose from while `Overlay.artistChoice` shows.
+  public var artistChoice: ArtistChoice?
   /// Earlier searches, newest last (Up and Down walk through them).
   public var searchHistory: [String] = []
 

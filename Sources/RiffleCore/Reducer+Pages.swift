@@ -59,9 +59,15 @@ private func firstPageLoaded(_ state: inout PlayerState, _ kind: SourceKind, _ p
     return []
   }
   state.opening = nil
+  if !page.choices.isEmpty {
+    if case .artist(let name) = kind { showArtistChoice(&state, name: name, page.choices) }
+    return []
+  }
   guard !page.songs.isEmpty else {
     // Nothing to show: the pages stay as they are (or empty, saying why).
-    let skipped = page.skipped > 0 ? ": " + kind.skippedNote(page.skipped) : ""
+    let notes = [page.skipped > 0 ? kind.skippedNote(page.skipped) : nil, page.notReadyNote]
+      .compactMap { $0 }
+    let skipped = notes.isEmpty ? "" : ": " + notes.joined(separator: ", ")
     state.message = .init(.info, kind.emptyNote + skipped)
     if state.songs.isEmpty {
       state.source = PageSource(kind: kind)
@@ -79,6 +85,7 @@ private func firstPageLoaded(_ state: inout PlayerState, _ kind: SourceKind, _ p
     notes.append(page.hidden == 1 ? "1 repeat hidden" : "\(page.hidden) repeats hidden")
   }
   if page.skipped > 0 { notes.append(kind.skippedNote(page.skipped)) }
+  if let note = page.notReadyNote { notes.append(note) }
   state.message = notes.isEmpty ? nil : .init(.info, notes.joined(separator: " \u{00B7} "))
   if let resume = state.resumeAt {
     // A saved session: its song where it was left, paused.

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The rules for the search prompt and the artist key, which open sources of their own. Part
-/// of `reduce`.
+/// The rules for the search prompt, the artist key and the artist choice list, which open
+/// sources of their own. Part of `reduce`.
 func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [PlayerEffect] {
   switch action {
   case .openSearch:
@@ -27,6 +27,11 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
   case .cancelSearch:
     if state.overlay == .search {
       closePrompt(&state)
+    } else if state.overlay == .artistChoice, let choice = state.artistChoice {
+      // Esc closes the list: the pages and what plays stay as they were.
+      state.artistChoice = nil
+      state.overlay = nil
+      state.message = .init(.info, "Stopped: \(SourceKind.artist(choice.name).label)")
     } else if let opening = state.opening {
       // Esc with the prompt closed drops a source still on its way; its answer is ignored.
       state.opening = nil
@@ -56,6 +61,21 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
     }
     return reducePages(&state, .open(.library(.album(album, artist: nil))))
 
+  case .moveArtistChoice(let rows):
+    guard var choice = state.artistChoice, !choice.matches.isEmpty else { return [] }
+    choice.selected = min(max(choice.selected + rows, 0), choice.matches.count - 1)
+    state.artistChoice = choice
+    return []
+
+  case .confirmArtistChoice:
+    guard let choice = state.artistChoice, choice.matches.indices.contains(choice.selected)
+    else { return [] }
+    let match = choice.matches[choice.selected]
+    state.artistChoice = nil
+    if state.overlay == .artistChoice { state.overlay = nil }
+    state.message = nil
+    return reducePages(&state, .open(.artistID(match.id, name: match.name)))
+
   default:
     return []
   }
@@ -72,4 +92,19 @@ extension PlayerState {
     if case .library = source?.kind { return true }
     return false
   }
+}
+
+/// A first page that is a list of artists instead of songs: the name matched several, and the
+/// user chooses. The pages and what plays stay meanwhile.
+func showArtistChoice(_ state: inout PlayerState, name: String, _ matches: [ArtistMatch]) {
+  state.search = nil
+  if state.songs.isEmpty {
+    // Nothing shown: the empty page stands for the artist and says what to do.
+    state.source = PageSource(kind: .artist(name))
+    state.playback = .idle
+  }
+  state.artistChoice = ArtistChoice(name: name, matches: matches)
+  state.overlay = .artistChoice
+  state.message = .init(
+    .info, "\(matches.count) artists match \u{201C}\(name)\u{201D}: choose one")
 }

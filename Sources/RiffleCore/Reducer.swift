@@ -135,7 +135,8 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     state.songs[at] = state.songs[at].togglingLike()
     return [.storeLikeLocally(songID: songID, liked: !liked)]
 
-  case .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .showAlbum:
+  case .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .showAlbum,
+    .moveArtistChoice, .confirmArtistChoice:
     return reduceSearch(&state, action)
   case .identify:
     if state.identify != nil {

@@ -25,9 +25,27 @@ public struct InputRouter: Sendable {
       return pointer.handle(event, layout: layout, state: state)
     default:
       if state.overlay == .search { return SearchKeys.action(for: key) }
+      if state.overlay == .artistChoice, let action = Self.artistChoiceAction(for: key) {
+        return action
+      }
       guard let bound = keyMap.action(for: key) else { return nil }
       // Lyrics keys become exact scrolls for the screen's size, or nothing when not shown.
       return LyricsView.resolve(bound, state: state, width: width, height: height)
+    }
+  }
+
+  /// The keys of the artist choice list; the rest (paging, quitting) act as always.
+  static func artistChoiceAction(for key: Key) -> PlayerAction? {
+    switch key {
+    case .up, .char("k"): return .moveArtistChoice(-1)
+    case .down, .char("j"): return .moveArtistChoice(1)
+    case .pageUp: return .moveArtistChoice(-5)
+    case .pageDown: return .moveArtistChoice(5)
+    case .home: return .moveArtistChoice(-1000)
+    case .end: return .moveArtistChoice(1000)
+    case .enter: return .confirmArtistChoice
+    case .escape: return .cancelSearch
+    default: return nil
     }
   }
 }

@@ -84,6 +84,9 @@ public struct PageView {
     if state.overlay == .search, let prompt = state.search {
       drawSearch(&screen, prompt: prompt, library: state.searchesLibrary)
     }
+    if state.overlay == .artistChoice, let choice = state.artistChoice {
+      drawArtistChoice(&screen, choice)
+    }
     return screen
   }
 
@@ -116,6 +119,48 @@ public struct PageView {
         height -= 8
         y -= 1
       }
+    }
+  }
+
+  /// The artists a name matched: one row each (name, genre), the one under the cursor marked.
+  private func drawArtistChoice(_ screen: inout Screen, _ choice: ArtistChoice) {
+    let boxWidth = min(screen.width - 2, 56)
+    let boxHeight = min(screen.height, choice.matches.count + 5)
+    let x = (screen.width - boxWidth) / 2
+    let y = max(0, min(screen.height / 5, screen.height - boxHeight))
+    let box = CellStyle(foreground: theme.text, background: .rgb(30, 30, 40))
+    screen.fill(x: x, y: y, width: boxWidth, height: boxHeight, style: box)
+    var label = box
+    label.bold = true
+    label.foreground = theme.accent
+    screen.put(
+      "Which \u{201C}\(choice.name)\u{201D}?", x: x + 2, y: y + 1, style: label,
+      maxWidth: boxWidth - 4)
+    let rows = max(0, boxHeight - 5)
+    // Keep the cursor's row in view when the list is taller than the box.
+    let first = min(max(0, choice.selected - rows + 1), max(0, choice.matches.count - rows))
+    var muted = box
+    muted.foreground = theme.muted
+    for (row, index) in (first..<min(choice.matches.count, first + rows)).enumerated() {
+      let match = choice.matches[index]
+      let selected = index == choice.selected
+      var style = box
+      if selected {
+        style.foreground = theme.accent
+        style.bold = true
+      }
+      let rowY = y + 2 + row
+      screen.put(selected ? "\u{25B8} " : "  ", x: x + 2, y: rowY, style: style)
+      let nameWidth = max(1, boxWidth - 8 - 18)
+      screen.put(match.name, x: x + 4, y: rowY, style: style, maxWidth: nameWidth)
+      screen.put(
+        match.genre, x: x + 4 + nameWidth + 2, y: rowY, style: selected ? style : muted,
+        maxWidth: 16)
+    }
+    if boxHeight >= 5 {
+      screen.put(
+        "Enter choose  \u{2191}/\u{2193} move  Esc cancel", x: x + 2, y: y + boxHeight - 2,
+        style: muted, maxWidth: boxWidth - 4)
     }
   }
 

@@ -28,6 +28,7 @@ struct Riffle: ParsableCommand {
         riffle ~/music/feed.json --audio wav:/tmp/out.wav
         riffle search daft punk
         riffle artist Björk
+        riffle charts rock --country gb          # Apple's most-played songs (--list: genres)
         riffle identify clip.wav                 # name the song in a recording
         riffle doctor                            # what to fix on this machine
 
@@ -42,7 +43,9 @@ struct Riffle: ParsableCommand {
     // ArgumentParser lists --version in the help and the completions; `main()` answers it with
     // the full report, which reads /proc/self/maps and so must not run on every start.
     version: RiffleVersion.string,
-    subcommands: [Play.self, Search.self, Artist.self, Library.self, Identify.self, Doctor.self],
+    subcommands: [
+      Play.self, Search.self, Artist.self, Charts.self, Library.self, Identify.self, Doctor.self,
+    ],
     defaultSubcommand: Play.self)
 
   static func main() {
@@ -98,6 +101,13 @@ struct PlayerOptions: ParsableArguments {
   var itunesURL: String?
 
   @Option(
+    name: .customLong("charts-url"),
+    help: ArgumentHelp(
+      "Base URL of Apple's marketing-tools RSS feeds, the charts (also RIFFLE_CHARTS_URL); default https://rss.applemarketingtools.com",
+      valueName: "url"))
+  var chartsURL: String?
+
+  @Option(
     name: .customLong("lyrics-url"),
     help: ArgumentHelp(
       "The LRCLIB server lyrics come from (also RIFFLE_LYRICS_URL or lyrics_url in config.toml); default https://lrclib.net",
@@ -144,7 +154,9 @@ struct PlayerOptions: ParsableArguments {
     guard AudioDriverChoice(argument: audio) != nil else {
       throw ValidationError("--audio must be auto, pulse, alsa, null or wav:PATH, not '\(audio)'")
     }
-    for (flag, value) in [("--itunes-url", itunesURL), ("--lyrics-url", lyricsURL)] {
+    for (flag, value) in [
+      ("--itunes-url", itunesURL), ("--lyrics-url", lyricsURL), ("--charts-url", chartsURL),
+    ] {
       if let value, Config.serviceURL(value) == nil {
         throw ValidationError("\(flag) must be an http:// or https:// URL, not '\(value)'")
       }
@@ -167,7 +179,7 @@ struct PlayerOptions: ParsableArguments {
     let paths = AppPaths.fromEnvironment()
     let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
     // Each service's base URL: the flag, then the environment, then config.toml, then the default.
-    let services: (itunes: URL, lyrics: URL)
+    let services: (itunes: URL, lyrics: URL, charts: URL)
     do {
       services = (
         try Config.resolveServiceURL(
@@ -177,7 +189,11 @@ struct PlayerOptions: ParsableArguments {
         try Config.resolveServiceURL(
           flag: ("--lyrics-url", lyricsURL),
           environment: ("RIFFLE_LYRICS_URL", environment("RIFFLE_LYRICS_URL")),
-          file: config.lyricsURL, fallback: LyricsSource.defaultBaseURL)
+          file: config.lyricsURL, fallback: LyricsSource.defaultBaseURL),
+        try Config.resolveServiceURL(
+          flag: ("--charts-url", chartsURL),
+          environment: ("RIFFLE_CHARTS_URL", environment("RIFFLE_CHARTS_URL")),
+          file: nil, fallback: AppleCharts.defaultBase)
       )
     } catch {
       throw ValidationError(error.message)
@@ -202,6 +218,21 @@ struct PlayerOptions: ParsableArguments {
       start = .resume(session)
     }
     let settings = (shuffle: shuffle, repeatMode: `repeat`.flatMap(RepeatMode.init(rawValue:)))
+    // The sign-in token goes to the feed opened here, on its own host only.
+    var token: FeedToken?
+    let feedURL: URL? = {
+      switch start {
+      case .open(.feed(let url)): return url
+      case .resume(let session):
+        if case .feed(let url) = session.source { return url }
+        return nil
+      default: return nil
+      }
+    }()
+    if let feedURL {
+      let fromEnvironment = environment("RIFFLE_TOKEN").flatMap { $0.isEmpty ? nil : $0 }
+      token = FeedToken(fromEnvironment ?? config.token, for: feedURL)
+    }
     redirectStandardError(to: paths.logFile)
     if let sessionProblem {
       FileHandle.standardError.write(Data("session: \(sessionProblem)\n".utf8))
@@ -210,8 +241,8 @@ struct PlayerOptions: ParsableArguments {
       do {
         try startPlayer(
           start, settings: settings, driver: driver, capture: captureChoice, paths: paths,
-          config: (config, problems),
-          services: services, likeSync: likesEndpoint.map { LikeSync(template: $0) })
+          config: (config, problems), services: services, token: token,
+          likeSync: likesEndpoint.map { LikeSync(template: $0) })
       } catch {
         FileHandle.standardError.write(Data("riffle: \(error)\n".utf8))
         Foundation.exit(1)
@@ -346,6 +377,47 @@ struct Artist: ParsableCommand {
   }
 }
 
+/// `riffle charts [GENRE] [--country CC]`: starts on Apple's most-played songs.
+struct Charts: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Apple's most-played songs of a country, in chart order (30 s previews).")
+
+  @Argument(help: ArgumentHelp("A genre, e.g. rock or hip-hop (see --list).", valueName: "genre"))
+  var genre: [String] = []
+
+  @Option(
+    name: .long, help: ArgumentHelp("The country's chart: a two-letter code.", valueName: "cc"))
+  var country: String = "us"
+
+  @Flag(name: .long, help: "List the genres and exit.")
+  var list = false
+
+  @OptionGroup var options: PlayerOptions
+
+  func validate() throws {
+    if list { return }
+    if AppleCharts.country(country) == nil {
+      throw ValidationError("--country takes a two-letter country code, not '\(country)'")
+    }
+    let named = words(genre)
+    if !named.isEmpty && AppleCharts.genre(named: named) == nil {
+      throw ValidationError("no genre '\(named)'; 'riffle charts --list' names them")
+    }
+  }
+
+  func run() throws {
+    if list {
+      for genre in AppleCharts.genres { print(genre.name) }
+      return
+    }
+    let named = words(genre)
+    try options.launch(
+      .charts(
+        genre: named.isEmpty ? nil : AppleCharts.genre(named: named)?.name,
+        country: AppleCharts.country(country)!))
+  }
+}
+
 /// Words given as separate arguments, as one line.
 private func words(_ parts: [String]) -> String {
   TextSanitizer.sanitize(parts.joined(separator: " ")).trimmingCharacters(in: .whitespaces)
@@ -360,8 +432,8 @@ private var liveModel: PlayerViewModel?
 private func startPlayer(
   _ start: Start, settings: (shuffle: Bool, repeatMode: RepeatMode?), driver: AudioDriverChoice,
   capture: CaptureChoice, paths: AppPaths,
-  config: (config: Config, problems: [Config.Problem]), services: (itunes: URL, lyrics: URL),
-  likeSync: LikeSync?
+  config: (config: Config, problems: [Config.Problem]),
+  services: (itunes: URL, lyrics: URL, charts: URL), token: FeedToken?, likeSync: LikeSync?
 ) throws {
   let (config, problems) = config
   let environment = ProcessInfo.processInfo.environment
@@ -382,7 +454,8 @@ private func startPlayer(
   let playlistFolder = paths.playlists
   let clients = PlayerClients(
     pages: .live(
-      feeds: FeedSource(), itunes: ITunesCatalog(base: services.itunes),
+      feeds: FeedSource(token: token), itunes: ITunesCatalog(base: services.itunes),
+      charts: AppleCharts(base: services.charts, itunes: ITunesCatalog(base: services.itunes)),
       library: { LibraryIndexHolder.shared.index }),
     audio: .live(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),

@@ -396,7 +396,6 @@ struct SkippedEntryTests {
       page.skipped == [
         "entry 2: no id",
         "entry 3: no audio URL",
-        "entry 4: no audio URL",
         "entry 5: not an object",
         "entry 6: repeats id 8f1c2a9e",
         "entry 7: audio URL not usable",
@@ -405,6 +404,7 @@ struct SkippedEntryTests {
         "entry 10: no audio URL",
         "entry 11: no id",
       ])
+    #expect(page.notReady == ["entry 4: not ready yet (queued)"], "a clip still being made")
   }
 
   @Test("A feed of only unusable entries gives no songs and a note for each")
@@ -510,9 +510,12 @@ struct FeedURLTests {
 
 @Suite("Responses that are not feeds")
 struct NotAFeedTests {
-  @Test("Invalid JSON throws invalidJSON", arguments: [#"{"songs": ["#, "", "<html>502</html>"])
+  @Test("Invalid JSON throws invalidJSON", arguments: [#"{"songs": ["#, "", "502 Bad Gateway"])
   func invalidJSON(text: String) throws {
     let error = #expect(throws: FeedError.self) { try decode(text) }
+    #expect(throws: FeedError.webPage, "HTML is named as a web page") {
+      try decode("<html>502</html>")
+    }
     guard case .invalidJSON(let why)? = error else {
       Issue.record("expected invalidJSON, got \(String(describing: error))")
       return

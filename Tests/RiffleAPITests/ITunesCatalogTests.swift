@@ -134,13 +134,33 @@ struct ITunesCatalogTests {
     let results = try ITunesDecoder.results(Data(body.utf8))
     let batch = ITunesDecoder.batch(results)
     #expect(batch.received == 4)
-    #expect(batch.skipped == 2, "the file:// preview and the non-object; the video is no song")
+    #expect(batch.skipped == 2, "the file:// preview and the non-object")
+    #expect(batch.songs.map(\.id) == ["itunes:7", "itunes:8"], "a music video plays its sound")
     #expect(batch.songs.first?.title == "42")
     #expect(batch.songs.first?.id == "itunes:7")
     #expect(batch.songs.first?.displayName == "")
   }
 
-  @Test("videos and the same track twice are left out without counting as songs without a preview")
+  @Test("an audiobook's title is its collectionName; a music video plays its preview's sound")
+  func audiobooksAndVideos() throws {
+    let body = """
+      {"resultCount":2,"results":[
+      {"wrapperType":"audiobook","collectionId":5,"artistName":"Ana Ruiz",
+       "collectionName":"The Long Road","previewUrl":"https://a/book.m4a",
+       "artworkUrl100":"https://a/100x100bb.jpg"},
+      {"wrapperType":"track","kind":"music-video","trackId":6,"artistName":"Band",
+       "trackName":"Clip","collectionName":"Album","previewUrl":"https://a/6.m4v"}]}
+      """
+    let batch = ITunesDecoder.batch(try ITunesDecoder.results(Data(body.utf8)))
+    #expect(batch.songs.map(\.title) == ["The Long Road", "Clip"])
+    #expect(batch.songs.first?.album == nil)
+    #expect(batch.songs.first?.displayName == "Ana Ruiz")
+    #expect(batch.songs.last?.audioURL.absoluteString == "https://a/6.m4v")
+    #expect(batch.skipped == 0)
+  }
+
+  @Test(
+    "podcasts and the same track twice are left out without counting as songs without a preview")
   func notSongsAndRepeats() throws {
     let body = """
       {"resultCount":5,"results":[
@@ -152,7 +172,7 @@ struct ITunesCatalogTests {
       """
     let batch = ITunesDecoder.batch(try ITunesDecoder.results(Data(body.utf8)))
     #expect(batch.received == 5, "every result moves the offset on")
-    #expect(batch.songs.map(\.title) == ["One"])
+    #expect(batch.songs.map(\.title) == ["One", "One (video)"])
     #expect(batch.skipped == 1, "only the song without a preview")
   }
 
@@ -229,6 +249,54 @@ struct ITunesCatalogTests {
     #expect(queries.first?["entity"] == "musicArtist")
     #expect(queries.first?["attribute"] == "artistTerm")
     #expect(queries.last == ["id": "42", "entity": "song", "limit": "100"])
+  }
+
+  @Test("a name several artists answer to gives the list to choose from, with genres")
+  func severalArtists() throws {
+    func artist(_ id: Int, _ name: String, _ genre: String?) -> JSONValue {
+      var members: [String: JSONValue] = [
+        "wrapperType": .string("artist"), "artistId": .integer(Int64(id)),
+        "artistName": .string(name),
+      ]
+      if let genre { members["primaryGenreName"] = .string(genre) }
+      return .object(members)
+    }
+    let queen = [artist(1, "Queen", "Rock"), artist(2, "Queen Latifah", "Hip-Hop/Rap")]
+    #expect(
+      ITunesDecoder.artistMatch(queen, named: "queen")
+        == .one(ArtistMatch(id: 1, name: "Queen", genre: "Rock")), "an exact, unique match")
+    let nirvana = [
+      artist(3, "Nirvana", "Rock"), artist(4, "Nirvana Tribute", nil), artist(5, "NIRVANA", "Pop"),
+      artist(3, "Nirvana", "Rock"),
+    ]
+    #expect(
+      ITunesDecoder.artistMatch(nirvana, named: "Nirvana")
+        == .several([
+          ArtistMatch(id: 3, name: "Nirvana", genre: "Rock"),
+          ArtistMatch(id: 5, name: "NIRVANA", genre: "Pop"),
+        ]), "two of the exact name: those two")
+    #expect(
+      ITunesDecoder.artistMatch(queen, named: "que")
+        == .several([
+          ArtistMatch(id: 1, name: "Queen", genre: "Rock"),
+          ArtistMatch(id: 2, name: "Queen Latifah", genre: "Hip-Hop/Rap"),
+        ]), "none exactly: every one found")
+    #expect(
+      ITunesDecoder.artistMatch([artist(6, "Björk", nil)], named: "bjork")
+        == .one(ArtistMatch(id: 6, name: "Björk")))
+    #expect(ITunesDecoder.artistMatch([], named: "x") == .none)
+
+    let itunes = ITunesServer(artists: [
+      8: (name: "Nirvana", tracks: []), 9: (name: "Nirvana", tracks: []),
+    ])
+    let (server, catalog) = try serve(itunes)
+    defer { server.stop() }
+    let done = Completion<Result<ArtistSongs, CatalogError>>()
+    catalog.topSongs(artist: "Nirvana", limit: 100) { done.set($0) }
+    let answer = try done.wait().get()
+    #expect(answer.songs.isEmpty)
+    #expect(answer.choices.map(\.id) == [8, 9])
+    #expect(server.requests.count == 1, "no songs asked for before the user chooses")
   }
 
   @Test("an artist iTunes does not know has no songs, after one request")

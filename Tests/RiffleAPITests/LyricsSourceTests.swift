@@ -193,25 +193,34 @@ struct LyricsSourceTests {
     #expect(try #require(loadLyrics(source, LRCLIBFixture.song)) == .success(.instrumental))
   }
 
-  @Test("LRCLIB's 404 body is 'not found'; any other 404 is a wrong address, said as such")
+  @Test("Any 404 from /api/get is 'no lyrics': the current body, the older one, an HTML page")
   func notFound() throws {
     let server = try Self.server { request in
-      request.path.hasPrefix("/lrclib/")
-        ? Self.json(LRCLIBFixture.notFound, status: 404)
-        : .respond(
-          status: 404, headers: ["Content-Type": "text/html"], body: Data("<h1>no</h1>".utf8))
+      if request.path.hasPrefix("/lrclib/") {
+        return Self.json(LRCLIBFixture.notFound, status: 404)
+      }
+      if request.path.hasPrefix("/older/") {
+        return Self.json(
+          #"{"statusCode":404,"error":"Not Found","message":"Failed to find specified track"}"#,
+          status: 404)
+      }
+      return .respond(
+        status: 404, headers: ["Content-Type": "text/html"], body: Data("<h1>no</h1>".utf8))
     }
     defer { server.stop() }
-    let lrclib = LyricsSource(baseURL: server.url("/lrclib"), cache: nil)
-    #expect(try #require(loadLyrics(lrclib, LRCLIBFixture.song)) == .success(.notFound))
-    let wrong = LyricsSource(baseURL: server.url("/elsewhere"), cache: nil)
-    let failure = try #require(loadLyrics(wrong, LRCLIBFixture.song))
-    guard case .failure(let error) = failure else {
-      Issue.record("expected a failure, got \(failure)")
-      return
+    for path in ["/lrclib", "/older", "/proxy"] {
+      let source = LyricsSource(baseURL: server.url(path), cache: nil)
+      #expect(
+        try #require(loadLyrics(source, LRCLIBFixture.song)) == .success(.notFound), "\(path)")
     }
-    #expect(error.userMessage == "Not found (404) at 127.0.0.1")
-    #expect(!error.isTransient)
+    #expect(server.requests.allSatisfy { $0.path.hasSuffix("/api/get") })
+    // The older body read as a record (a 200 carrying it) is no lyrics too.
+    #expect(
+      try LyricsSource.decode(
+        Data(
+          #"{"statusCode":404,"error":"Not Found","message":"Failed to find specified track"}"#.utf8
+        ))
+        == .notFound)
   }
 
   @Test("No connection is a transient failure with the feed's message")

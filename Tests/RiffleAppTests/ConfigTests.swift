@@ -534,6 +534,17 @@ struct ConfigServiceURLTests {
     #expect(config.itunesURL?.absoluteString == "http://127.0.0.1:8080/api")
   }
 
+  @Test("token is read; a wrong one is reported without repeating its value")
+  func token() {
+    #expect(Config.parse("token = \"abc.def\"\n").0.token == "abc.def")
+    let (config, problems) = Config.parse("\ntoken = 12345678\n")
+    #expect(config.token == nil)
+    #expect(
+      problems.map(\.description) == [
+        "config.toml line 2: 'token' must be a non-empty string (no token is sent)"
+      ])
+  }
+
   @Test("an itunes_url that is not http(s) is reported with its line and left at the default")
   func badURL() {
     let (config, problems) = Config.parse("\nitunes_url = \"ftp://x\"\n")

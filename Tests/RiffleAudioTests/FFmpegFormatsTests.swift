@@ -44,6 +44,25 @@ struct FFmpegFormatsTests {
     return out
   }
 
+  @Test("a music video's preview (an MP4 with a video track first) plays its sound")
+  func musicVideoPreview() throws {
+    let dir = try TemporaryDirectory()
+    let out = dir.file("preview.m4v")
+    let result = try runProgram(
+      "/usr/bin/ffmpeg",
+      [
+        "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=64x48:rate=10",
+        "-i", TestFiles.fixture("short-1.mp3").path, "-map", "0:v", "-map", "1:a", "-c:v",
+        "mpeg4", "-c:a", "aac", "-shortest", "-movflags", "+faststart", out.path,
+      ])
+    try #require(result.status == 0, "ffmpeg: \(result.stderr)")
+    let bytes = try Data(contentsOf: out)
+    #expect(AudioSniffer.kind(of: bytes) == .mp4)
+    let pcm = samples(try DecoderFactory.decodeAll(bytes))
+    #expect(abs(Double(pcm.count / 2) / 44_100 - 2.0) < 0.1, "\(pcm.count) samples")
+    #expect(pcm.contains { abs(Int($0)) > 1000 }, "sound, not silence")
+  }
+
   @Test("decodes like the ffmpeg program, fed whole or in pieces", arguments: formats)
   func matchesFFmpegProgram(_ format: Format) throws {
     let dir = try TemporaryDirectory()

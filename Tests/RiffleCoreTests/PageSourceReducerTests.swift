@@ -23,14 +23,16 @@ private enum Paging {
   static let search = SourceKind.search("neon")
   static let artist = SourceKind.artist("Mira Sol")
   static let playlist = SourceKind.playlist(URL(fileURLWithPath: "/music/Road Trip.m3u8"))
-  static let kinds = [feed, search, artist, playlist]
+  static let chosenArtist = SourceKind.artistID(909_253, name: "Nirvana")
+  static let charts = SourceKind.charts(genre: "Pop", country: "us")
+  static let kinds = [feed, search, artist, playlist, chosenArtist, charts]
 
   /// A later page as the kind counts pages.
   static func cursor(_ kind: SourceKind, _ n: Int) -> PageCursor {
     switch kind {
     case .feed, .playlist, .queue: return .page(n, size: 10)
     case .library: return .offset(n * 100, limit: 100)
-    case .search, .artist: return .offset(n * 25, limit: 25)
+    case .search, .artist, .artistID, .charts: return .offset(n * 25, limit: 25)
     }
   }
 
@@ -178,6 +180,11 @@ struct OpeningSourceReducerTests {
         Paging.artist, SourcePage(songs: songs, hidden: 4),
         "Mira Sol\u{2019}s top songs \u{00B7} 4 repeats hidden"
       ),
+      (
+        Paging.feed, SourcePage(songs: songs, skipped: 1, notReady: 2),
+        "skipped 1 song without an id or audio URL \u{00B7} 2 songs not ready yet"
+      ),
+      (Paging.feed, SourcePage(songs: songs, notReady: 1), "1 song not ready yet"),
     ]
     for (kind, page, text) in expected {
       var store = ReducerTestStore(Paging.opening(kind))
@@ -201,6 +208,19 @@ struct OpeningSourceReducerTests {
     store.send(.pageLoaded(kind, cursor: nil, SourcePage(songs: [], skipped: 2))) {
       $0.opening = nil
       $0.message = .init(.info, kind.emptyNote + ": " + kind.skippedNote(2))
+    }
+  }
+
+  @Test("A first page of songs not ready yet says so, beside the broken ones")
+  func onlyNotReady() {
+    var store = ReducerTestStore(Paging.opening(Paging.feed, over: true))
+    store.send(
+      .pageLoaded(Paging.feed, cursor: nil, SourcePage(songs: [], skipped: 1, notReady: 3))
+    ) {
+      $0.opening = nil
+      $0.message = .init(
+        .info,
+        "The feed has no songs: skipped 1 song without an id or audio URL, 3 songs not ready yet")
     }
   }
 

@@ -4,7 +4,8 @@ import Testing
 
 @Suite("A large feed end to end (tmux, loopback HTTP)", .serialized)
 struct LargeFeedEndToEndTests {
-  /// A paging envelope of `count` songs in every entry shape, every 1000th entry unusable;
+  /// A paging envelope of `count` songs in every entry shape, every 1000th entry a clip not
+  /// ready yet (status "queued", no audio);
   /// titles carry escapes, and unknown members of every type sit between the known ones.
   static func feed(count: Int) -> String {
     var entries: [String] = []
@@ -26,7 +27,7 @@ struct LargeFeedEndToEndTests {
       + #""extra": {"nested": [[[]]], "text": "\"}{]["}}"#
   }
 
-  @Test("a feed of 100,000 songs loads over HTTP, pages and plays, its broken entries noted")
+  @Test("a feed of 100,000 songs loads over HTTP, pages and plays, its unready entries noted")
   func largeFeed() throws {
     let harness = try PlayerHarness(feed: Self.feed(count: 100_000))
     let tmux = try harness.start()
@@ -34,7 +35,7 @@ struct LargeFeedEndToEndTests {
     // waited for too: under load tmux can show the first frame half drawn (title and counter
     // there, the controls and the status line not yet).
     let first = try tmux.waitForAll(
-      "Café 🎵 No. 0", "1 / 99900", "skipped 100 songs", "Next ▶|", timeout: 90)
+      "Café 🎵 No. 0", "1 / 99900", "100 songs not ready yet", "Next ▶|", timeout: 90)
     #expect(first.contains("Artist 0"))
     #expect(first.contains("@artist0"))
     tmux.sendKeys("Right")

@@ -21,7 +21,7 @@ struct ManPageTests {
   func optionsDocumented() throws {
     var text = ""
     for command in [
-      [], ["play"], ["search"], ["artist"], ["identify"], ["doctor"], ["library"],
+      [], ["play"], ["search"], ["artist"], ["charts"], ["identify"], ["doctor"], ["library"],
       ["library", "add"], ["library", "scan"], ["library", "search"],
     ] {
       let help = try runProgram(TestFiles.riffleBinary, command + ["--help"])
@@ -31,6 +31,7 @@ struct ManPageTests {
     let options = Self.options(inHelp: text)
     for option in [
       "--audio", "--likes-endpoint", "--itunes-url", "--lyrics-url", "--capture", "--version",
+      "--charts-url", "--country", "--list",
     ] {
       #expect(options.contains(option))
     }
@@ -39,7 +40,7 @@ struct ManPageTests {
     for option in options {
       #expect(page.contains(option), "the man page does not mention \(option)")
     }
-    for command in ["play", "search", "artist", "identify", "doctor", "library"] {
+    for command in ["play", "search", "artist", "charts", "identify", "doctor", "library"] {
       #expect(text.contains("  \(command) "), "--help does not list \(command)")
       #expect(page.contains(".B riffle \(command)") || page.contains(".BR \(command) "))
     }
