@@ -39,6 +39,8 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    // MD5 for Last.fm's api_sig (Foundation on Linux has none): see docs/dependencies.md.
+    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"4.0.0"),
   ],
   targets: [
     // C libraries from Debian, each wrapped by a module map and a shim header.
@@ -87,8 +89,12 @@ let package = Package(
 
     // Pure Swift: songs, player state, the reducer, formatting, text rules.
     .target(name: "RiffleCore"),
-    // The shared API client (libcurl), feed decoding, likes, XDG paths.
-    .target(name: "RiffleAPI", dependencies: ["RiffleCore", "CCurl", "CLinux"]),
+    // The shared API client (libcurl), feed decoding, likes, scrobbling, XDG paths.
+    .target(
+      name: "RiffleAPI",
+      dependencies: [
+        "RiffleCore", "CCurl", "CLinux", .product(name: "Crypto", package: "swift-crypto"),
+      ]),
     // The audio decoder module: bytes -> mpg123 or FFmpeg -> libao, and the playback engine;
     // recording through PulseAudio for "name that song".
     .target(

@@ -1,4 +1,5 @@
 import Foundation
+import RiffleAPI
 import RiffleCore
 import RiffleTUI
 import TOMLKit
@@ -15,6 +16,16 @@ import TOMLKit
 ///
 /// [notifications]
 /// enabled = true              # a desktop notification when a song starts (off by default)
+///
+/// [scrobble.listenbrainz]     # either, both or none
+/// token = "..."               # from the ListenBrainz profile page
+/// url = "https://api.listenbrainz.org"          # optional
+///
+/// [scrobble.lastfm]
+/// api_key = "..."
+/// secret = "..."
+/// session_key = "..."
+/// url = "https://ws.audioscrobbler.com"         # optional
 /// ```
 ///
 /// Top-level settings: `itunes_url = "https://itunes.apple.com"` (the search catalog) and
@@ -31,6 +42,8 @@ public struct Config: Equatable, Sendable {
   public var lyricsURL: URL?
   /// Desktop notifications on song change (`[notifications] enabled`).
   public var notifications = false
+  /// Where listens are scrobbled (`[scrobble.listenbrainz]`, `[scrobble.lastfm]`).
+  public var scrobble = ScrobbleSettings()
 
   public init(
     keyMap: KeyMap = .standard, theme: Theme = .standard, itunesURL: URL? = nil,
@@ -45,6 +58,7 @@ public struct Config: Equatable, Sendable {
   public static func == (a: Config, b: Config) -> Bool {
     a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings && a.itunesURL == b.itunesURL
       && a.lyricsURL == b.lyricsURL && a.notifications == b.notifications
+      && a.scrobble == b.scrobble
   }
 
   /// Settings that hold a base URL, and where each goes.
@@ -127,7 +141,7 @@ public struct Config: Equatable, Sendable {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 
     let urlNames = Set(urlSettings.map(\.name))
-    let sections: Set = ["keys", "theme", "notifications"]
+    let sections: Set = ["keys", "theme", "notifications", "scrobble"]
     for key in table.keys where !sections.contains(key) && !urlNames.contains(key) {
       problems.append(
         Problem(line: lineOf(key, section: nil, in: lines), message: "unknown setting '\(key)'"))
@@ -163,6 +177,9 @@ public struct Config: Equatable, Sendable {
     }
     if let notifications = table["notifications"] {
       applyNotifications(notifications, lines: lines, to: &config, problems: &problems)
+    }
+    if let scrobble = table["scrobble"] {
+      config.scrobble = parseScrobble(scrobble, lines: lines, problems: &problems)
     }
     return (config, problems)
   }
@@ -378,6 +395,94 @@ public struct Config: Equatable, Sendable {
       }
       config.notifications = enabled
     }
+  }
+
+  /// `[scrobble.listenbrainz]` and `[scrobble.lastfm]`. A service whose table lacks a
+  /// credential or has a wrong URL is left off (listens to the default server with a token
+  /// meant for another would only be refused). Problems never quote a value: they may be
+  /// secrets.
+  static func parseScrobble(
+    _ value: any TOMLValueConvertible, lines: [String], problems: inout [Problem]
+  ) -> ScrobbleSettings {
+    var settings = ScrobbleSettings()
+    guard let table = value.table else {
+      problems.append(
+        Problem(
+          line: lineOf("scrobble", section: nil, in: lines),
+          message: "[scrobble] must hold [scrobble.listenbrainz] or [scrobble.lastfm] tables"))
+      return settings
+    }
+    for name in table.keys.sorted() where name != "listenbrainz" && name != "lastfm" {
+      problems.append(
+        Problem(
+          line: lineOf("scrobble.\(name)", section: nil, in: lines)
+            ?? lineOf(name, section: "scrobble", in: lines),
+          message: "unknown scrobbling service '\(name)' (listenbrainz and lastfm are known)"))
+    }
+    /// The service's strings by name, `nil` when the table is unusable.
+    func strings(_ service: String, required: [String]) -> ([String: String], URL?)? {
+      let section = "scrobble.\(service)"
+      guard let value = table[service] else { return nil }
+      guard let entries = value.table else {
+        problems.append(
+          Problem(
+            line: lineOf(service, section: "scrobble", in: lines),
+            message: "[\(section)] must be a table"))
+        return nil
+      }
+      var found: [String: String] = [:]
+      var usable = true
+      for name in entries.keys.sorted() {
+        let line = lineOf(name, section: section, in: lines)
+        guard required.contains(name) || name == "url" else {
+          problems.append(Problem(line: line, message: "unknown setting '\(name)' in [\(section)]"))
+          continue
+        }
+        guard let text = entries[name]?.string else {
+          problems.append(
+            Problem(line: line, message: "'\(name)' in [\(section)] must be a string"))
+          usable = false
+          continue
+        }
+        found[name] = text.trimmingCharacters(in: .whitespaces)
+      }
+      var url: URL?
+      if let text = found["url"] {
+        url = serviceURL(text)
+        if url == nil {
+          problems.append(
+            Problem(
+              line: lineOf("url", section: section, in: lines),
+              message: "'url' in [\(section)] must be an http:// or https:// URL"))
+          usable = false
+        }
+      }
+      for name in required where found[name]?.isEmpty ?? true {
+        if found[name] == nil && entries[name] != nil { continue }  // reported as not a string
+        problems.append(
+          Problem(
+            line: lineOf(section, section: nil, in: lines),
+            message: "[\(section)] needs a non-empty '\(name)'"))
+        usable = false
+      }
+      guard usable else {
+        problems.append(
+          Problem(line: nil, message: "scrobbling to \(service) is off until [\(section)] is fixed")
+        )
+        return nil
+      }
+      return (found, url)
+    }
+    if let (found, url) = strings("listenbrainz", required: ["token"]) {
+      settings.listenBrainz = ScrobbleSettings.ListenBrainz(
+        token: found["token"]!, url: url ?? ScrobbleSettings.ListenBrainz.defaultURL)
+    }
+    if let (found, url) = strings("lastfm", required: ["api_key", "secret", "session_key"]) {
+      settings.lastFM = ScrobbleSettings.LastFM(
+        apiKey: found["api_key"]!, secret: found["secret"]!, sessionKey: found["session_key"]!,
+        url: url ?? ScrobbleSettings.LastFM.defaultURL)
+    }
+    return settings
   }
 
   /// "Space", "Left", "Shift+Right", "F5", "q", ...
