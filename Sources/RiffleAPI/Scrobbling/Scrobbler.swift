@@ -35,10 +35,6 @@ public final class Scrobbler: @unchecked Sendable {
     }
   }
 
-  /// The HTTP client scrobbling uses by default: the usual connect timeout, and a request that
-  /// gets no byte for 15 s counts as timed out (then it is tried again later).
-  public static let defaultClient = HTTPClient(connectTimeout: 10, stallTimeout: 15)
-
   private final class Lane {
     let service: any ScrobbleService
     /// The credentials or address were refused: nothing more is sent this run.
@@ -66,7 +62,7 @@ public final class Scrobbler: @unchecked Sendable {
   /// Starts scrobbling: reads the listens left in `queueFile` by earlier runs and starts sending
   /// them. With no service set it keeps nothing and sends nothing.
   public init(
-    settings: ScrobbleSettings, queueFile: URL, client: HTTPClient = Scrobbler.defaultClient,
+    settings: ScrobbleSettings, queueFile: URL, client: HTTPClient = .shared,
     backoff: Backoff = .standard, onProblem: @escaping @Sendable (String) -> Void
   ) {
     self.client = client
