@@ -229,7 +229,14 @@ struct ScrobbleFormatTests {
       lastFM: .init(apiKey: "fm-key-456", secret: "fm-secret-789", sessionKey: "fm-session-000"))
     var dumped = ""
     dump(settings, to: &dumped)
-    for text in ["\(settings)", String(reflecting: settings), dumped] {
+    var dumpedParts = ""
+    dump(settings.listenBrainz, to: &dumpedParts)
+    dump(settings.lastFM, to: &dumpedParts)
+    let texts = [
+      "\(settings)", String(reflecting: settings), dumped, dumpedParts,
+      "\(settings.listenBrainz!)", String(reflecting: settings.lastFM!),
+    ]
+    for text in texts {
       for secret in ["lb-token-123", "fm-key-456", "fm-secret-789", "fm-session-000"] {
         #expect(!text.contains(secret))
       }

@@ -47,6 +47,13 @@ struct ScrobbleConfigTests {
             apiKey: "key", secret: "sec", sessionKey: "sk",
             url: URL(string: "https://fm.example")!)))
     #expect(config.scrobble.kinds == [.listenBrainz, .lastFM])
+    // However the config is printed, no credential shows.
+    var dumped = ""
+    dump(config, to: &dumped)
+    for secret in ["\"lb\"", "\"key\"", "\"sec\"", "\"sk\""] {
+      #expect(!dumped.contains(secret))
+      #expect(!String(reflecting: config).contains(secret))
+    }
     #expect(ScrobbleSettings.LastFM.defaultURL.absoluteString == "https://ws.audioscrobbler.com")
   }
 

@@ -91,7 +91,9 @@ public struct ScrobbleSettings: Equatable, Sendable, CustomStringConvertible,
   CustomDebugStringConvertible, CustomReflectable
 {
   /// ListenBrainz: a user token (from the profile page) and the server.
-  public struct ListenBrainz: Equatable, Sendable {
+  public struct ListenBrainz: Equatable, Sendable, CustomStringConvertible,
+    CustomDebugStringConvertible, CustomReflectable
+  {
     public static let defaultURL = URL(string: "https://api.listenbrainz.org")!
     public var token: String
     public var url: URL
@@ -100,10 +102,16 @@ public struct ScrobbleSettings: Equatable, Sendable, CustomStringConvertible,
       self.token = token
       self.url = url
     }
+
+    public var description: String { "ListenBrainz at \(url.absoluteString)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["url": url], displayStyle: .struct) }
   }
 
   /// Last.fm: the application's API key and secret, and the user's session key.
-  public struct LastFM: Equatable, Sendable {
+  public struct LastFM: Equatable, Sendable, CustomStringConvertible,
+    CustomDebugStringConvertible, CustomReflectable
+  {
     public static let defaultURL = URL(string: "https://ws.audioscrobbler.com")!
     public var apiKey: String
     public var secret: String
@@ -116,6 +124,10 @@ public struct ScrobbleSettings: Equatable, Sendable, CustomStringConvertible,
       self.sessionKey = sessionKey
       self.url = url
     }
+
+    public var description: String { "Last.fm at \(url.absoluteString)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["url": url], displayStyle: .struct) }
   }
 
   public var listenBrainz: ListenBrainz?
@@ -136,8 +148,8 @@ public struct ScrobbleSettings: Equatable, Sendable, CustomStringConvertible,
 
   public var description: String {
     var parts: [String] = []
-    if let listenBrainz { parts.append("ListenBrainz at \(listenBrainz.url.absoluteString)") }
-    if let lastFM { parts.append("Last.fm at \(lastFM.url.absoluteString)") }
+    if let listenBrainz { parts.append(listenBrainz.description) }
+    if let lastFM { parts.append(lastFM.description) }
     return parts.isEmpty ? "no scrobbling" : "scrobbling to " + parts.joined(separator: " and ")
   }
 
