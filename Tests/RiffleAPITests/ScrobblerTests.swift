@@ -98,6 +98,10 @@ private final class Problems: @unchecked Sendable {
   func add(_ message: String) { lock.withLock { _all.append(message) } }
 }
 
+private final class ScrobblerBox: @unchecked Sendable {
+  weak var value: Scrobbler?
+}
+
 /// Waits up to `seconds` for `condition`.
 private func eventually(_ seconds: Double = 8, _ condition: () -> Bool) -> Bool {
   let deadline = Date().addingTimeInterval(seconds)
@@ -266,12 +270,20 @@ struct ScrobblerTests {
     }
     let dir = try TemporaryDirectory()
     let problems = Problems()
-    let scrobbler = Self.scrobbler(
-      ScrobbleSettings(
+    // The handler asks the scrobbler back, as a status line might: that must not deadlock.
+    let asked = ScrobblerBox()
+    let scrobbler = Scrobbler(
+      settings: ScrobbleSettings(
         lastFM: .init(apiKey: "k", secret: "s", sessionKey: "stale-session", url: server.url)),
-      file: dir.file("scrobbles.json"), problems: problems)
+      queueFile: dir.file("scrobbles.json"), client: Self.client, backoff: Self.quick,
+      onProblem: { message in
+        let stopped = asked.value?.isStopped(.lastFM) == true
+        problems.add(stopped ? message : "not stopped yet: " + message)
+      })
+    asked.value = scrobbler
     scrobbler.listened(Self.track(1), startedAt: Date(timeIntervalSince1970: 1_700_000_001))
-    #expect(eventually { scrobbler.isStopped(.lastFM) })
+    #expect(eventually { scrobbler.isStopped(.lastFM) && problems.all.count == 1 })
+    Thread.sleep(forTimeInterval: 0.1)
     #expect(problems.all.count == 1)
     #expect(problems.all.first?.contains("session_key") == true)
     #expect(problems.all.first?.contains("stale-session") == false)

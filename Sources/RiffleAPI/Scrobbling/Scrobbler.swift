@@ -12,7 +12,7 @@ import Foundation
 /// successful "now playing" also shows it is back and sends what waits at once. Listens left at
 /// the end of a run are sent at the next start. A service that refuses the credentials (401,
 /// an invalid session key) or whose address is wrong is not sent to again in this run, and
-/// `onProblem` says so once, on the scrobbler's own queue (hop to the main queue to show it).
+/// `onProblem` says so once, on a serial queue of its own (hop to the main queue to show it).
 /// Tokens, keys and secrets go only into requests: never into the queue file or the log.
 public final class Scrobbler: @unchecked Sendable {
   /// How long to wait before trying a service again: `first` seconds, doubling each failure in a
@@ -52,6 +52,8 @@ public final class Scrobbler: @unchecked Sendable {
   }
 
   private let queue = DispatchQueue(label: "riffle.scrobbler")
+  /// Where `onProblem` runs: not `queue`, so a handler may ask the scrobbler anything.
+  private let problemQueue = DispatchQueue(label: "riffle.scrobbler.problems")
   private var store: ScrobbleQueue
   private let lanes: [ScrobbleServiceKind: Lane]
   private let client: HTTPClient
@@ -262,7 +264,8 @@ public final class Scrobbler: @unchecked Sendable {
   /// Tells the user once per run per message.
   private func report(_ message: String) {
     guard reported.insert(message).inserted else { return }
-    onProblem(message)
+    let onProblem = self.onProblem
+    problemQueue.async { onProblem(message) }
   }
 
   private func log(_ line: String) {
