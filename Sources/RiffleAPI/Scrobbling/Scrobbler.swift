@@ -152,7 +152,7 @@ public final class Scrobbler: @unchecked Sendable {
     }
   }
 
-  /// The listens still to be sent, oldest first (for tests and `riffle doctor`).
+  /// The listens still to be sent, oldest first (for tests, and to say how many wait).
   public var pendingListens: [PendingListen] { queue.sync { store.listens } }
 
   /// Whether a service was stopped for this run (refused credentials, wrong address).
