@@ -40,7 +40,7 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     // MD5 for Last.fm's api_sig (Foundation on Linux has none): see docs/dependencies.md.
-    .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"4.0.0"),
+    .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
   ],
   targets: [
     // C libraries from Debian, each wrapped by a module map and a shim header.
