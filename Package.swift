@@ -95,7 +95,7 @@ let package = Package(
 
     // Pure Swift: songs, player state, the reducer, formatting, text rules.
     .target(name: "RiffleCore"),
-    // The shared API client (libcurl), feed decoding, likes, XDG paths.
+    // The shared API client (libcurl), feed decoding, likes, scrobbling, XDG paths.
     .target(name: "RiffleAPI", dependencies: ["RiffleCore", "CCurl", "CLinux"]),
     // The audio decoder module: bytes -> mpg123 or FFmpeg -> libao, and the playback engine;
     // recording through PulseAudio for "name that song".

@@ -4,7 +4,7 @@ import Foundation
 public struct AppPaths: Sendable, Equatable {
   /// `$XDG_CONFIG_HOME/riffle` (default ~/.config/riffle): config.toml.
   public var config: URL
-  /// `$XDG_DATA_HOME/riffle` (default ~/.local/share/riffle): likes.
+  /// `$XDG_DATA_HOME/riffle` (default ~/.local/share/riffle): likes, listens to scrobble.
   public var data: URL
   /// `$XDG_CACHE_HOME/riffle` (default ~/.cache/riffle): images, audio, the log.
   public var cache: URL
@@ -38,4 +38,6 @@ public struct AppPaths: Sendable, Equatable {
   public var sessionFile: URL { data.appendingPathComponent("session.json") }
   /// Playlists saved with `w`.
   public var playlists: URL { data.appendingPathComponent("playlists", isDirectory: true) }
+  /// Listens waiting to be scrobbled (`Scrobbler`).
+  public var scrobbleQueueFile: URL { data.appendingPathComponent("scrobbles.json") }
 }

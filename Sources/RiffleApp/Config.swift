@@ -1,4 +1,5 @@
 import Foundation
+import RiffleAPI
 import RiffleCore
 import RiffleTUI
 import TOMLKit
@@ -18,6 +19,16 @@ import TOMLKit
 ///
 /// [library]
 /// folders = ["/home/me/Music"]  # the library's folders (`riffle library add PATH`)
+///
+/// [scrobble.listenbrainz]     # either, both or none
+/// token = "..."               # from the ListenBrainz profile page
+/// url = "https://api.listenbrainz.org"          # optional
+///
+/// [scrobble.lastfm]
+/// api_key = "..."
+/// secret = "..."
+/// session_key = "..."
+/// url = "https://ws.audioscrobbler.com"         # optional
 /// ```
 ///
 /// Top-level settings: `itunes_url = "https://itunes.apple.com"` (the search catalog) and
@@ -43,6 +54,8 @@ public struct Config: Equatable, Sendable {
   public var pictures = PictureSetting.auto
   /// `token`: the feed's sign-in token, sent as `Authorization: Bearer` to its host only.
   public var token: String?
+  /// Where listens are scrobbled (`[scrobble.listenbrainz]`, `[scrobble.lastfm]`).
+  public var scrobble = ScrobbleSettings()
 
   public init(
     keyMap: KeyMap = .standard, theme: Theme = .standard, itunesURL: URL? = nil,
@@ -58,7 +71,7 @@ public struct Config: Equatable, Sendable {
     a.theme == b.theme && a.keyMap.bindings == b.keyMap.bindings && a.itunesURL == b.itunesURL
       && a.lyricsURL == b.lyricsURL && a.notifications == b.notifications
       && a.libraryFolders == b.libraryFolders && a.color == b.color
-      && a.pictures == b.pictures && a.token == b.token
+      && a.pictures == b.pictures && a.token == b.token && a.scrobble == b.scrobble
   }
 
   /// Settings that hold a base URL, and where each goes.
@@ -141,7 +154,7 @@ public struct Config: Equatable, Sendable {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 
     let urlNames = Set(urlSettings.map(\.name))
-    let sections: Set = ["keys", "theme", "notifications", "library", "display"]
+    let sections: Set = ["keys", "theme", "notifications", "library", "display", "scrobble"]
     let plain: Set = ["token"]
     for key in table.keys
     where !sections.contains(key) && !urlNames.contains(key) && !plain.contains(key) {
@@ -196,6 +209,9 @@ public struct Config: Equatable, Sendable {
     }
     if let display = table["display"] {
       applyDisplay(display, lines: lines, to: &config, problems: &problems)
+    }
+    if let scrobble = table["scrobble"] {
+      config.scrobble = parseScrobble(scrobble, lines: lines, problems: &problems)
     }
     return (config, problems)
   }
@@ -521,6 +537,94 @@ public struct Config: Equatable, Sendable {
         problems.append(Problem(line: line, message: "unknown display setting '\(name)'"))
       }
     }
+  }
+
+  /// `[scrobble.listenbrainz]` and `[scrobble.lastfm]`. A service whose table lacks a
+  /// credential or has a wrong URL is left off (listens to the default server with a token
+  /// meant for another would only be refused). Problems never quote a value: they may be
+  /// secrets.
+  static func parseScrobble(
+    _ value: any TOMLValueConvertible, lines: [String], problems: inout [Problem]
+  ) -> ScrobbleSettings {
+    var settings = ScrobbleSettings()
+    guard let table = value.table else {
+      problems.append(
+        Problem(
+          line: lineOf("scrobble", section: nil, in: lines),
+          message: "[scrobble] must hold [scrobble.listenbrainz] or [scrobble.lastfm] tables"))
+      return settings
+    }
+    for name in table.keys.sorted() where name != "listenbrainz" && name != "lastfm" {
+      problems.append(
+        Problem(
+          line: lineOf("scrobble.\(name)", section: nil, in: lines)
+            ?? lineOf(name, section: "scrobble", in: lines),
+          message: "unknown scrobbling service '\(name)' (listenbrainz and lastfm are known)"))
+    }
+    /// The service's strings by name, `nil` when the table is unusable.
+    func strings(_ service: String, required: [String]) -> ([String: String], URL?)? {
+      let section = "scrobble.\(service)"
+      guard let value = table[service] else { return nil }
+      guard let entries = value.table else {
+        problems.append(
+          Problem(
+            line: lineOf(service, section: "scrobble", in: lines),
+            message: "[\(section)] must be a table"))
+        return nil
+      }
+      var found: [String: String] = [:]
+      var usable = true
+      for name in entries.keys.sorted() {
+        let line = lineOf(name, section: section, in: lines)
+        guard required.contains(name) || name == "url" else {
+          problems.append(Problem(line: line, message: "unknown setting '\(name)' in [\(section)]"))
+          continue
+        }
+        guard let text = entries[name]?.string else {
+          problems.append(
+            Problem(line: line, message: "'\(name)' in [\(section)] must be a string"))
+          usable = false
+          continue
+        }
+        found[name] = text.trimmingCharacters(in: .whitespaces)
+      }
+      var url: URL?
+      if let text = found["url"] {
+        url = serviceURL(text)
+        if url == nil {
+          problems.append(
+            Problem(
+              line: lineOf("url", section: section, in: lines),
+              message: "'url' in [\(section)] must be an http:// or https:// URL"))
+          usable = false
+        }
+      }
+      for name in required where found[name]?.isEmpty ?? true {
+        if found[name] == nil && entries[name] != nil { continue }  // reported as not a string
+        problems.append(
+          Problem(
+            line: lineOf(section, section: nil, in: lines),
+            message: "[\(section)] needs a non-empty '\(name)'"))
+        usable = false
+      }
+      guard usable else {
+        problems.append(
+          Problem(line: nil, message: "scrobbling to \(service) is off until [\(section)] is fixed")
+        )
+        return nil
+      }
+      return (found, url)
+    }
+    if let (found, url) = strings("listenbrainz", required: ["token"]) {
+      settings.listenBrainz = ScrobbleSettings.ListenBrainz(
+        token: found["token"]!, url: url ?? ScrobbleSettings.ListenBrainz.defaultURL)
+    }
+    if let (found, url) = strings("lastfm", required: ["api_key", "secret", "session_key"]) {
+      settings.lastFM = ScrobbleSettings.LastFM(
+        apiKey: found["api_key"]!, secret: found["secret"]!, sessionKey: found["session_key"]!,
+        url: url ?? ScrobbleSettings.LastFM.defaultURL)
+    }
+    return settings
   }
 
   /// "Space", "Left", "Shift+Right", "F5", "q", ...
