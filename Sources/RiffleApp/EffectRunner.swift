@@ -79,6 +79,10 @@ final class EffectRunner {
       clients.identify.start(seconds, feedURL, songs) { event in post(event.action) }
     case .stopListening:
       clients.identify.stop()
+    case .announce(let song):
+      clients.scrobble.announce(song)
+    case .scrobble(let song, let heard):
+      clients.scrobble.listened(song, Date().addingTimeInterval(-heard))
     case .setGain(let gain):
       clients.audio.setGain(gain)
     case .copyToClipboard(let text):
@@ -96,6 +100,7 @@ final class EffectRunner {
       clients.identify.stop()
       clients.audio.shutdown()
       clients.likes.flush()
+      clients.scrobble.flush()
     }
   }
 }

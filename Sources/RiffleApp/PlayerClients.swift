@@ -22,6 +22,8 @@ public struct PlayerClients: Sendable {
     @Sendable (String, [Song], @escaping @Sendable (Result<String, Failure>) -> Void) -> Void
   /// Puts text on the clipboard.
   public var copyToClipboard: @Sendable (String) -> Void
+  /// The scrobbling services, when the user set any.
+  public var scrobble: ScrobbleClient
 
   public init(
     pages: PageClient, audio: AudioClient, likes: LikesClient,
@@ -31,8 +33,10 @@ public struct PlayerClients: Sendable {
     savePlaylist:
       @escaping @Sendable (String, [Song], @escaping @Sendable (Result<String, Failure>) -> Void)
       -> Void = { _, _, done in done(.failure(Failure("Playlists are not kept here"))) },
-    copyToClipboard: @escaping @Sendable (String) -> Void = { _ in }
+    copyToClipboard: @escaping @Sendable (String) -> Void = { _ in },
+    scrobble: ScrobbleClient = .none
   ) {
+    self.scrobble = scrobble
     self.pages = pages
     self.audio = audio
     self.likes = likes
@@ -239,5 +243,36 @@ private func libraryPage(_ index: LibraryIndex?, _ query: LibraryQuery, _ cursor
     return .success(SourcePage(songs: songs, next: next))
   } catch {
     return .failure(Failure("The library cannot be read: \(error)"))
+  }
+}
+
+/// Scrobbling as the view model drives it.
+public struct ScrobbleClient: Sendable {
+  /// A song started.
+  public var announce: @Sendable (Song) -> Void
+  /// A song was heard long enough; it started at this moment.
+  public var listened: @Sendable (Song, Date) -> Void
+  /// Sends what it can before quitting (bounded).
+  public var flush: @Sendable () -> Void
+
+  public init(
+    announce: @escaping @Sendable (Song) -> Void,
+    listened: @escaping @Sendable (Song, Date) -> Void, flush: @escaping @Sendable () -> Void
+  ) {
+    self.announce = announce
+    self.listened = listened
+    self.flush = flush
+  }
+
+  /// No service set: nothing is sent.
+  public static let none = ScrobbleClient(announce: { _ in }, listened: { _, _ in }, flush: {})
+
+  /// ListenBrainz and Last.fm through `scrobbler`.
+  public static func live(_ scrobbler: Scrobbler) -> ScrobbleClient {
+    ScrobbleClient(
+      announce: { scrobbler.nowPlaying(ScrobbleTrack(song: $0)) },
+      listened: { song, started in scrobbler.listened(ScrobbleTrack(song: song), startedAt: started)
+      },
+      flush: { scrobbler.flush(timeout: 2) })
   }
 }

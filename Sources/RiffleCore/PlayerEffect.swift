@@ -27,6 +27,10 @@ public enum PlayerEffect: Equatable, Sendable {
   case listen(seconds: Double, feedURL: URL?, songs: [Song])
   /// Stop listening; no answer comes.
   case stopListening
+  /// Tell the scrobbling services this song has started.
+  case announce(Song)
+  /// Scrobble this song as heard: it has played `heard` seconds of this play.
+  case scrobble(Song, heard: Double)
   /// Apply this gain (0...1) to everything the output plays from now on.
   case setGain(Double)
   /// Put this text on the clipboard (OSC 52 through the terminal).

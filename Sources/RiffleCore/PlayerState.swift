@@ -160,6 +160,10 @@ public struct PlayerState: Equatable, Sendable {
   public var flash: Flash?
   /// Where to pick up when the source being opened arrives (a session restored at start).
   public var resumeAt: ResumePoint?
+  /// The play request last announced as "now playing", and the last one scrobbled as heard:
+  /// each play is announced once and counted once.
+  public var announcedPlayID = 0
+  public var listenedPlayID = 0
 
   /// The search prompt's line while the prompt is open.
   public var search: SearchPrompt?
@@ -210,4 +214,13 @@ public struct PlayerState: Equatable, Sendable {
 
   /// Number of frames a like "pop" lasts.
   public static let likePulseFrames = 6
+}
+
+/// When a play counts as a listen, as ListenBrainz and Last.fm both document it: half the song
+/// or 4 minutes, whichever comes first; 4 minutes when the length is not known.
+public enum ListenRule {
+  public static func threshold(duration: Double?) -> Double {
+    guard let duration, duration.isFinite, duration > 0 else { return 240 }
+    return min(duration / 2, 240)
+  }
 }

@@ -92,7 +92,12 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     guard playID == state.playID else { return [] }
     if state.playback != .paused { state.playback = .playing }
     if let duration { state.duration = duration }
-    return []
+    // Announced once a play, when it is heard (not a session resumed paused).
+    guard state.announcedPlayID != playID, state.playback == .playing,
+      let song = state.currentSong
+    else { return [] }
+    state.announcedPlayID = playID
+    return [.announce(song)]
 
   case .playbackBuffering(let playID):
     guard playID == state.playID, state.playback == .playing else { return [] }
@@ -103,12 +108,12 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     guard playID == state.playID else { return [] }
     state.position = max(0, position)
     if let duration { state.duration = duration }
-    return []
+    return scrobbleIfHeard(&state)
 
   case .trackFinished(let playID):
     guard playID == state.playID else { return [] }
     if let duration = state.duration { state.position = duration }
-    return advance(&state, ended: true)
+    return scrobbleIfHeard(&state) + advance(&state, ended: true)
 
   case .playbackFailed(let playID, let reason):
     guard playID == state.playID else { return [] }
@@ -213,4 +218,13 @@ private func seek(_ state: inout PlayerState, to target: Double) -> [PlayerEffec
   let clamped = min(max(0, target), max(0, duration - 0.25))
   state.position = clamped
   return [.seek(to: clamped, playID: state.playID)]
+}
+
+/// A listen for the play under way once it has played long enough (`ListenRule`), once a play.
+private func scrobbleIfHeard(_ state: inout PlayerState) -> [PlayerEffect] {
+  guard state.listenedPlayID != state.playID, let song = state.currentSong,
+    state.position >= ListenRule.threshold(duration: state.duration)
+  else { return [] }
+  state.listenedPlayID = state.playID
+  return [.scrobble(song, heard: state.position)]
 }

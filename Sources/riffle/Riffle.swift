@@ -498,7 +498,11 @@ private func startPlayer(
         }
       }
     },
-    copyToClipboard: { text in Clipboard.copy(text) })
+    copyToClipboard: { text in Clipboard.copy(text) },
+    scrobble: Scrobbler.start(
+      settings: config.scrobble, paths: paths,
+      onProblem: { problem in box.model?.post(.notify(problem)) }
+    ).map(ScrobbleClient.live) ?? .none)
   let cellPixels: (() -> (width: Int, height: Int))? =
     pictures.protocol == .symbols ? nil : { terminal.cellPixels }
   let artwork = Artwork(

@@ -63,6 +63,8 @@ private enum Paging {
       $0.playID = playID
       $0.playback = playback
       $0.duration = song(index).duration
+      $0.announcedPlayID = playID
+      $0.listenedPlayID = playID
     }
   }
 }

@@ -47,6 +47,9 @@ enum Fixture {
       $0.playback = playback
       $0.position = position
       $0.duration = songs[index].duration
+      // This play has been announced and counted: the scrobbling rules have their own tests.
+      $0.announcedPlayID = playID
+      $0.listenedPlayID = playID
     }
   }
 }

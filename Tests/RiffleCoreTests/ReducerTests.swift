@@ -565,28 +565,44 @@ struct PlaybackReportReducerTests {
       $0.playback = .loading
       $0.duration = 187.52
     }
-    store.send(.playbackStarted(playID: 1, duration: nil)) { $0.playback = .playing }
-    store.send(.trackFinished(playID: 1), effects: [.play(Fixture.second, playID: 2)]) {
+    // Each play is announced to the scrobbling services once it is heard, and counted as a
+    // listen once it has played long enough (here, to its end).
+    store.send(.playbackStarted(playID: 1, duration: nil), effects: [.announce(Fixture.first)]) {
+      $0.playback = .playing
+      $0.announcedPlayID = 1
+    }
+    store.send(
+      .trackFinished(playID: 1),
+      effects: [.scrobble(Fixture.first, heard: 187.52), .play(Fixture.second, playID: 2)]
+    ) {
+      $0.listenedPlayID = 1
       $0.index = 1
       $0.playID = 2
       $0.playback = .loading
       $0.duration = nil
     }
-    store.send(.playbackStarted(playID: 2, duration: 95)) {
+    store.send(.playbackStarted(playID: 2, duration: 95), effects: [.announce(Fixture.second)]) {
       $0.playback = .playing
       $0.duration = 95
+      $0.announcedPlayID = 2
     }
-    store.send(.trackFinished(playID: 2), effects: [.play(Fixture.third, playID: 3)]) {
+    store.send(
+      .trackFinished(playID: 2),
+      effects: [.scrobble(Fixture.second, heard: 95), .play(Fixture.third, playID: 3)]
+    ) {
+      $0.listenedPlayID = 2
       $0.index = 2
       $0.playID = 3
       $0.playback = .loading
       $0.duration = 242
     }
-    store.send(.playbackStarted(playID: 3, duration: 242.1)) {
+    store.send(.playbackStarted(playID: 3, duration: 242.1), effects: [.announce(Fixture.third)]) {
       $0.playback = .playing
       $0.duration = 242.1
+      $0.announcedPlayID = 3
     }
-    store.send(.trackFinished(playID: 3)) {
+    store.send(.trackFinished(playID: 3), effects: [.scrobble(Fixture.third, heard: 242.1)]) {
+      $0.listenedPlayID = 3
       $0.playback = .finished
       $0.position = 242.1
     }

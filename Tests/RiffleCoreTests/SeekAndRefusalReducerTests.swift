@@ -87,9 +87,10 @@ struct SeekReducerTests {
       $0.playback = .loading
       $0.duration = nil
     }
-    store.send(.playbackStarted(playID: 2, duration: 200)) {
+    store.send(.playbackStarted(playID: 2, duration: 200), effects: [.announce(Fixture.second)]) {
       $0.playback = .playing
       $0.duration = 200
+      $0.announcedPlayID = 2
     }
     store.send(.seek(by: 30), effects: [.seek(to: 30, playID: 2)]) { $0.position = 30 }
   }

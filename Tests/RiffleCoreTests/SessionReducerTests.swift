@@ -37,6 +37,8 @@ private enum Tracks {
       $0.playback = .playing
       $0.duration = page(index).duration
       $0.queue = queue
+      $0.announcedPlayID = playID
+      $0.listenedPlayID = playID
     }
   }
 }
@@ -81,13 +83,21 @@ struct QueueReducerTests {
       $0.position = 0
       $0.duration = 30
     }
-    store.send(.trackFinished(playID: 2), effects: [.play(Tracks.other(2), playID: 3)]) {
+    store.send(
+      .trackFinished(playID: 2),
+      effects: [.scrobble(Tracks.other(1), heard: 30), .play(Tracks.other(2), playID: 3)]
+    ) {
+      $0.listenedPlayID = 2
       $0.queue = []
       $0.songs.insert(Tracks.other(2), at: 2)
       $0.index = 2
       $0.playID = 3
     }
-    store.send(.trackFinished(playID: 3), effects: [.play(Tracks.page(1), playID: 4)]) {
+    store.send(
+      .trackFinished(playID: 3),
+      effects: [.scrobble(Tracks.other(2), heard: 30), .play(Tracks.page(1), playID: 4)]
+    ) {
+      $0.listenedPlayID = 3
       $0.index = 3
       $0.playID = 4
       $0.duration = 101
@@ -113,7 +123,11 @@ struct QueueReducerTests {
       $0.songs = [Tracks.other(2), Tracks.other(1), Tracks.other(3)]
       $0.index = 1
     }
-    store.send(.trackFinished(playID: 2), effects: [.play(Tracks.other(3), playID: 3)]) {
+    store.send(
+      .trackFinished(playID: 2),
+      effects: [.scrobble(Tracks.other(1), heard: 30), .play(Tracks.other(3), playID: 3)]
+    ) {
+      $0.listenedPlayID = 2
       $0.queue = [Tracks.other(2), Tracks.other(3)]
       $0.index = 2
       $0.playID = 3
@@ -376,5 +390,47 @@ struct ResumeReducerTests {
   func codable() throws {
     let data = try JSONEncoder().encode(Self.session)
     #expect(try JSONDecoder().decode(SavedSession.self, from: data) == Self.session)
+  }
+}
+
+@Suite("Session: scrobbling rules")
+struct ScrobbleRuleReducerTests {
+  @Test(
+    "A listen counts at half the song or 4 minutes, once a play; paused starts are not announced")
+  func listenRule() {
+    #expect(ListenRule.threshold(duration: 200) == 100)
+    #expect(ListenRule.threshold(duration: 3600) == 240)
+    #expect(ListenRule.threshold(duration: nil) == 240)
+    var state = Tracks.playing(count: 2, playID: 1)
+    state.announcedPlayID = 0
+    state.listenedPlayID = 0
+    var store = ReducerTestStore(state)
+    store.send(.playbackStarted(playID: 1, duration: 100), effects: [.announce(Tracks.page(0))]) {
+      $0.duration = 100
+      $0.announcedPlayID = 1
+    }
+    // Started again after buffering: not announced twice.
+    store.send(.playbackStarted(playID: 1, duration: nil))
+    store.send(.playbackProgress(playID: 1, position: 49.9, duration: nil)) {
+      $0.position = 49.9
+    }
+    store.send(
+      .playbackProgress(playID: 1, position: 50.2, duration: nil),
+      effects: [.scrobble(Tracks.page(0), heard: 50.2)]
+    ) {
+      $0.position = 50.2
+      $0.listenedPlayID = 1
+    }
+    store.send(.playbackProgress(playID: 1, position: 80, duration: nil)) { $0.position = 80 }
+    // A play skipped before its half is not a listen.
+    store.send(.next, effects: [.play(Tracks.page(1), playID: 2)]) {
+      $0.index = 1
+      $0.playID = 2
+      $0.playback = .loading
+      $0.position = 0
+      $0.duration = 101
+    }
+    store.send(.togglePlay, effects: [.pause]) { $0.playback = .paused }
+    store.send(.playbackStarted(playID: 2, duration: nil))
   }
 }

@@ -255,4 +255,84 @@ struct SessionEndToEndTests {
     again.sendKeys("q")
     #expect(try again.waitForExit() == 0)
   }
+
+  @Test(
+    "A listen reaches a ListenBrainz server after half a song; listens made while it is down arrive once it is back, each once"
+  )
+  func scrobbleToListenBrainz() throws {
+    let folder = try MusicFolder()
+    let down = Locked(true)
+    /// The titles of the listens the server took (answered 200), in order.
+    let taken = Locked<[String]>([])
+    let server = try LoopbackHTTPServer { request in
+      guard request.path == "/1/submit-listens",
+        request.headers["authorization"] == "Token riffle-test-token"
+      else { return .respond(status: 401, body: Data(#"{"code":401}"#.utf8)) }
+      if down.value { return .respond(status: 503, body: Data()) }
+      if let json = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
+        let type = json["listen_type"] as? String, type != "playing_now",
+        let payload = json["payload"] as? [[String: Any]]
+      {
+        let titles = payload.compactMap {
+          ($0["track_metadata"] as? [String: Any])?["track_name"] as? String
+        }
+        taken.value += titles
+      }
+      return .respond(status: 200, body: Data(#"{"status":"ok"}"#.utf8))
+    }
+    defer { server.stop() }
+    let config = folder.home.url.appendingPathComponent("config/riffle")
+    try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+    try Data(
+      """
+      [scrobble.listenbrainz]
+      token = "riffle-test-token"
+      url = "\(server.baseURL.absoluteString)"
+      """.utf8
+    ).write(to: config.appendingPathComponent("config.toml"))
+
+    func listened() -> [String] { taken.value }
+
+    // Down: the first song's listen (2 s in) is kept, not lost.
+    let tmux = try folder.start([folder.music.path, "--audio", "null"])
+    defer { tmux.kill() }
+    try tmux.waitForAll("When I Kissed", "1 / 4")
+    try tmux.waitFor("Dancing Queen", timeout: 15)
+    let pending = folder.home.url.appendingPathComponent("data/riffle/scrobbles.json")
+    let kept = try String(contentsOf: pending, encoding: .utf8)
+    #expect(kept.contains("When I Kissed"), "kept on disk while the server is down: \(kept)")
+    #expect(!kept.contains("riffle-test-token"), "no token in the queue file")
+    // Back: what was kept arrives when the player starts again (the session resumes, paused).
+    down.value = false
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+    let again = try folder.start(["--audio", "null"])
+    defer { again.kill() }
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline, !listened().contains("When I Kissed") {
+      Thread.sleep(forTimeInterval: 0.2)
+    }
+    // A moment for a second copy, were one to come.
+    Thread.sleep(forTimeInterval: 1)
+    let titles = listened()
+    #expect(titles.contains("When I Kissed"), "listens taken: \(titles)")
+    #expect(Set(titles).count == titles.count, "each listen once: \(titles)")
+    let log = try String(
+      contentsOf: folder.home.url.appendingPathComponent("cache/riffle/riffle.log"),
+      encoding: .utf8)
+    #expect(!log.contains("riffle-test-token"), "no token in the log")
+    again.sendKeys("q")
+    #expect(try again.waitForExit() == 0)
+  }
+}
+
+/// A value shared with a server's handler thread.
+private final class Locked<Value: Sendable>: @unchecked Sendable {
+  private let lock = NSLock()
+  private var _value: Value
+  init(_ value: Value) { _value = value }
+  var value: Value {
+    get { lock.withLock { _value } }
+    set { lock.withLock { _value = newValue } }
+  }
 }

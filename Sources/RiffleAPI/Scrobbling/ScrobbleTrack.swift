@@ -62,8 +62,7 @@ public struct ScrobbleTrack: Codable, Equatable, Sendable {
   /// When a play counts as a listen, by both services' rules: half the song or 4 minutes,
   /// whichever comes first (4 minutes when the length is unknown).
   public static func listenThreshold(duration: Double?) -> Double {
-    guard let duration, duration.isFinite, duration > 0 else { return 240 }
-    return min(duration / 2, 240)
+    ListenRule.threshold(duration: duration)
   }
 }
 
