@@ -18,19 +18,28 @@ public struct FeedSource: Sendable {
   public func load(
     _ url: URL, completion: @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void
   ) -> Transfer {
+    fetch(url) { result in
+      completion(
+        result.flatMap { body in
+          Result { () throws(FeedError) in try FeedDecoder.decode(body, base: url) }
+            .mapError { .feed($0) }
+        })
+    }
+  }
+
+  /// What a feed's answer can be: the Suno JSON feed, or a podcast's RSS or Atom.
+  public static let accept =
+    "application/json, application/rss+xml, application/atom+xml, application/xml;q=0.9, "
+    + "text/xml;q=0.9, */*;q=0.5"
+
+  @discardableResult
+  private func fetch(
+    _ url: URL, completion: @escaping @Sendable (Result<Data, FeedLoadError>) -> Void
+  ) -> Transfer {
     let request = HTTPRequest(
-      url: url, headers: ["Accept": "application/json"], maxBytes: Self.maxFeedBytes)
+      url: url, headers: ["Accept": Self.accept], maxBytes: Self.maxFeedBytes)
     return client.fetch(request) { result in
-      switch result {
-      case .failure(let error):
-        completion(.failure(.http(error)))
-      case .success(let response):
-        do throws(FeedError) {
-          completion(.success(try FeedDecoder.decode(response.body, base: url)))
-        } catch {
-          completion(.failure(.feed(error)))
-        }
-      }
+      completion(result.map(\.body).mapError { .http($0) })
     }
   }
 }
@@ -49,9 +58,17 @@ extension FeedSource {
       asked = FeedPaging(page: number, pageSize: size)
       pageURL = Self.pageURL(url, page: number, pageSize: size)
     }
-    load(pageURL) { [asked] result in
+    fetch(pageURL) { [asked, pageURL] result in
+      // The answer says what it is: XML is a podcast, anything else the song feed.
+      if case .success(let body) = result, PodcastFeedParser.looksLikeXML(body) {
+        completion(Self.podcastPage(body, url: url))
+        return
+      }
       completion(
-        result.map { page in
+        result.flatMap { body in
+          Result { () throws(FeedError) in try FeedDecoder.decode(body, base: pageURL) }
+            .mapError { .feed($0) }
+        }.map { page in
           for note in page.skipped {
             FileHandle.standardError.write(Data("feed: \(note)\n".utf8))
           }
@@ -60,6 +77,19 @@ extension FeedSource {
           return SourcePage(songs: page.songs, next: next, skipped: page.skipped.count)
         })
     }
+  }
+
+  /// A podcast's episodes as one page, the source turned into `.podcast`.
+  static func podcastPage(_ body: Data, url: URL) -> Result<SourcePage, FeedLoadError> {
+    Result { () throws(PodcastFeedError) in try PodcastFeedParser.parse(body, base: url) }
+      .mapError { .podcast($0) }
+      .map { feed in
+        for note in feed.skipped {
+          FileHandle.standardError.write(Data("podcast: \(note)\n".utf8))
+        }
+        return SourcePage(
+          songs: feed.songs, skipped: feed.skipped.count, kind: .podcast(url, show: feed.title))
+      }
   }
 
   /// The URL of page `page` of a feed: its own query with `page` (and `page_size`) set.
@@ -79,11 +109,13 @@ extension FeedSource {
 public enum FeedLoadError: Error, Equatable, Sendable, TransferFailure, ReportableFailure {
   case http(HTTPError)
   case feed(FeedError)
+  case podcast(PodcastFeedError)
 
   public var userMessage: String {
     switch self {
     case .http(let error): return error.userMessage
     case .feed(let error): return error.userMessage
+    case .podcast(let error): return error.userMessage
     }
   }
 

@@ -43,6 +43,10 @@ public struct LyricsSource: Sendable {
   private func find(
     _ song: Song, completion: @escaping @Sendable (Result<Lyrics, LyricsLoadError>) -> Void
   ) {
+    // A podcast episode's description is its text; no lyrics service knows it.
+    if let notes = song.notes {
+      return completion(.success(.plain(HTMLText.lines(notes, width: HTMLText.measure))))
+    }
     if song.audioURL.isFileURL, let local = Self.localLyrics(besideAudio: song.audioURL) {
       return completion(.success(local))
     }

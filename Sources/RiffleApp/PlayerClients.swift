@@ -50,7 +50,7 @@ public struct PageClient: Sendable {
   public static func live(feeds: FeedSource, itunes: ITunesCatalog) -> PageClient {
     PageClient { kind, cursor, done in
       switch kind {
-      case .feed(let url):
+      case .feed(let url), .podcast(let url, _):
         feeds.loadPage(url, cursor: cursor) { done($0.mapError(\.failure)) }
       case .search(let term):
         itunes.searchPage(term: term, cursor: cursor) { done($0.mapError(\.failure)) }

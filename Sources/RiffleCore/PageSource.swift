@@ -11,6 +11,9 @@ public enum SourceKind: Hashable, Sendable {
   case search(String)
   /// The most popular songs of the artist with this name, each song once.
   case artist(String)
+  /// A podcast's episodes, newest first: a feed URL whose answer was RSS or Atom, and the show's
+  /// name. `riffle URL` opens a `.feed`; the answer turns it into this (`SourcePage.kind`).
+  case podcast(URL, show: String)
 
   /// How the status line names the source ("“blue”", "Mira Sol's top songs").
   public var label: String {
@@ -18,6 +21,7 @@ public enum SourceKind: Hashable, Sendable {
     case .feed: return "the feed"
     case .search(let term): return "\u{201C}\(term)\u{201D}"
     case .artist(let name): return "\(name)\u{2019}s top songs"
+    case .podcast(_, let show): return "\u{201C}\(show)\u{201D}"
     }
   }
 
@@ -27,6 +31,7 @@ public enum SourceKind: Hashable, Sendable {
     case .feed: return nil
     case .search(let term): return "Results for \u{201C}\(term)\u{201D}"
     case .artist: return label
+    case .podcast(_, let show): return show
     }
   }
 
@@ -36,6 +41,7 @@ public enum SourceKind: Hashable, Sendable {
     case .feed: return "Loading songs\u{2026}"
     case .search(let term): return "Searching for \u{201C}\(term)\u{201D}\u{2026}"
     case .artist(let name): return "Finding \(name)\u{2019}s top songs\u{2026}"
+    case .podcast: return "Loading episodes\u{2026}"
     }
   }
 
@@ -45,6 +51,7 @@ public enum SourceKind: Hashable, Sendable {
     case .feed: return "The feed has no songs"
     case .search(let term): return "No songs found for \u{201C}\(term)\u{201D}"
     case .artist(let name): return "No songs found for the artist \u{201C}\(name)\u{201D}"
+    case .podcast: return "The podcast has no episodes"
     }
   }
 
@@ -53,6 +60,7 @@ public enum SourceKind: Hashable, Sendable {
     switch self {
     case .feed: return "End of the feed"
     case .search, .artist: return "End of the results"
+    case .podcast: return "End of the podcast"
     }
   }
 
@@ -65,6 +73,8 @@ public enum SourceKind: Hashable, Sendable {
         : "skipped \(count) songs without an id or audio URL"
     case .search, .artist:
       return "\(count) without a preview"
+    case .podcast:
+      return count == 1 ? "skipped 1 item without audio" : "skipped \(count) items without audio"
     }
   }
 
@@ -72,7 +82,7 @@ public enum SourceKind: Hashable, Sendable {
   /// be a few songs each; a catalog's batches are 25 from a slower, rate-limited API.
   public var lookahead: Int {
     switch self {
-    case .feed: return 3
+    case .feed, .podcast: return 3
     case .search, .artist: return 5
     }
   }
@@ -81,7 +91,7 @@ public enum SourceKind: Hashable, Sendable {
   public var likeDestination: LikeDestination {
     switch self {
     case .feed: return .likesEndpoint
-    case .search, .artist: return .localOnly
+    case .search, .artist, .podcast: return .localOnly
     }
   }
 
@@ -117,12 +127,19 @@ public struct SourcePage: Equatable, Sendable {
   public var skipped: Int
   /// Repeats of a song already on the pages, left out.
   public var hidden: Int
+  /// What the answer showed the source to be, when that is not what was asked for (a feed URL
+  /// that answered with a podcast); the source takes this kind from its first page on.
+  public var kind: SourceKind?
 
-  public init(songs: [Song], next: PageCursor? = nil, skipped: Int = 0, hidden: Int = 0) {
+  public init(
+    songs: [Song], next: PageCursor? = nil, skipped: Int = 0, hidden: Int = 0,
+    kind: SourceKind? = nil
+  ) {
     self.songs = songs
     self.next = next
     self.skipped = skipped
     self.hidden = hidden
+    self.kind = kind
   }
 }
 

@@ -57,6 +57,8 @@ private func firstPageLoaded(_ state: inout PlayerState, _ kind: SourceKind, _ p
     return []
   }
   state.opening = nil
+  // The answer may show the source to be another kind (a feed URL that gave a podcast).
+  let kind = page.kind ?? kind
   guard !page.songs.isEmpty else {
     // Nothing to show: the pages stay as they are (or empty, saying why).
     let skipped = page.skipped > 0 ? ": " + kind.skippedNote(page.skipped) : ""

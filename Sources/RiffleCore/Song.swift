@@ -21,11 +21,18 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable {
   public var album: String?
   /// Length of the whole recording when the audio is only a preview of it (iTunes).
   public var trackLength: Double?
+  /// When the source published it (a podcast episode's date).
+  public var released: Date?
+  /// Text that goes with it, shown in the lyrics view (a podcast episode's description).
+  public var notes: String?
+  /// A Podcasting 2.0 chapters file, kept as its text.
+  private var chaptersText: String?
 
   public init(
     id: String, title: String, displayName: String, handle: String, imageURL: URL? = nil,
     audioURL: URL, likeCount: Int = 0, isLiked: Bool = false, duration: Double? = nil,
-    album: String? = nil, trackLength: Double? = nil
+    album: String? = nil, trackLength: Double? = nil, released: Date? = nil,
+    notes: String? = nil, chaptersURL: URL? = nil
   ) {
     self.id = id
     self.title = title
@@ -38,6 +45,14 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable {
     self.duration = duration
     self.album = album
     self.trackLength = trackLength
+    self.released = released
+    self.notes = notes
+    self.chaptersText = chaptersURL?.absoluteString
+  }
+
+  public var chaptersURL: URL? {
+    get { chaptersText.flatMap { URL(string: $0) } }
+    set { chaptersText = newValue?.absoluteString }
   }
 
   public var imageURL: URL? {

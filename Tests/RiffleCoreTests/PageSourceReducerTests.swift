@@ -22,12 +22,13 @@ private enum Paging {
   static let feed = SourceKind.feed(Fixture.feedURL)
   static let search = SourceKind.search("neon")
   static let artist = SourceKind.artist("Mira Sol")
-  static let kinds = [feed, search, artist]
+  static let podcast = SourceKind.podcast(Fixture.feedURL, show: "Night Radio")
+  static let kinds = [feed, search, artist, podcast]
 
   /// A later page as the kind counts pages.
   static func cursor(_ kind: SourceKind, _ n: Int) -> PageCursor {
     switch kind {
-    case .feed: return .page(n, size: 10)
+    case .feed, .podcast: return .page(n, size: 10)
     case .search, .artist: return .offset(n * 25, limit: 25)
     }
   }
@@ -107,6 +108,27 @@ struct OpeningSourceReducerTests {
       $0.duration = 120
       $0.message = Paging.note(kind)
     }
+  }
+
+  @Test("A feed whose answer is a podcast becomes the podcast, named on the status line")
+  func feedTurnsIntoPodcast() {
+    var store = ReducerTestStore(Paging.opening(Paging.feed))
+    let songs = Paging.songs(0..<5)
+    store.send(
+      .pageLoaded(Paging.feed, cursor: nil, SourcePage(songs: songs, kind: Paging.podcast)),
+      effects: [.play(songs[0], playID: 1)]
+    ) {
+      $0.opening = nil
+      $0.source = PageSource(kind: Paging.podcast)
+      $0.songs = songs
+      $0.index = 0
+      $0.playID = 1
+      $0.playback = .loading
+      $0.position = 0
+      $0.duration = 120
+      $0.message = .init(.info, "Night Radio")
+    }
+    #expect(store.state.source?.title == "Night Radio")
   }
 
   @Test("A short first page asks for the next at once", arguments: Paging.kinds)

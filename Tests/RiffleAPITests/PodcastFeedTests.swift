@@ -1,0 +1,220 @@
+import Foundation
+import RiffleAPI
+import RiffleCore
+import Testing
+
+/// RSS in the shape big hosts publish: iTunes and Podcasting 2.0 namespaces, CDATA with HTML
+/// entities, enclosure lengths, durations as seconds and as HH:MM:SS, relative URLs, and the
+/// items oldest first (the parser puts the newest first).
+let sampleRSS = """
+  <?xml version="1.0" encoding="UTF-8"?>
+  <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"
+    xmlns:content="http://purl.org/rss/1.0/modules/content/"
+    xmlns:podcast="https://podcastindex.org/namespace/1.0"
+    xmlns:media="http://search.yahoo.com/mrss/">
+  <channel>
+    <title>Night &amp; Day Radio</title>
+    <itunes:author>Riffle Tests</itunes:author>
+    <itunes:image href="/art/show.jpg"/>
+    <image><url>https://cdn.example/ignored.jpg</url><title>x</title></image>
+    <item>
+      <title>Episode 1: Beginnings</title>
+      <guid isPermaLink="false">ep-1</guid>
+      <pubDate>Mon, 02 Mar 2026 08:00:00 +0000</pubDate>
+      <enclosure url="audio/ep1.mp3" length="1234567" type="audio/mpeg"/>
+      <itunes:duration>1:02:03</itunes:duration>
+      <description><![CDATA[<p>First &amp; foremost: <b>hello</b>&nbsp;world&#8217;s end.</p><p>Second paragraph.</p><script>alert(1)</script>]]></description>
+    </item>
+    <item>
+      <title>Episode 2 &#8211; Middle</title>
+      <guid>ep-2</guid>
+      <pubDate>Tue, 3 Mar 2026 09:30:00 GMT</pubDate>
+      <enclosure url="https://cdn.example/ep2.mp3" length="0" type="audio/mpeg"/>
+      <itunes:duration>3600</itunes:duration>
+      <itunes:image href="https://cdn.example/ep2.jpg"/>
+      <podcast:chapters url="/chapters/ep2.json" type="application/json+chapters"/>
+      <content:encoded>&lt;ul&gt;&lt;li&gt;One&lt;/li&gt;&lt;li&gt;Two&lt;/li&gt;&lt;/ul&gt;</content:encoded>
+      <description>short</description>
+    </item>
+    <item>
+      <title>Trailer without audio</title>
+      <guid>trailer</guid>
+    </item>
+    <item>
+      <title>Episode 3</title>
+      <guid>ep-3</guid>
+      <pubDate>Wed, 04 Mar 2026 10:00:00 +0100</pubDate>
+      <enclosure url="https://cdn.example/ep3.m4a" type="audio/x-m4a"/>
+      <itunes:duration>62:03</itunes:duration>
+      <media:thumbnail url="https://cdn.example/ep3-thumb.jpg"/>
+    </item>
+  </channel>
+  </rss>
+  """
+
+@Suite("Podcast feeds (RSS and Atom through XMLParser)")
+struct PodcastFeedTests {
+  let base = URL(string: "https://feeds.example/shows/night/rss")!
+
+  @Test("RSS: episodes newest first, fields, relative URLs, skipped items")
+  func rss() throws {
+    let feed = try PodcastFeedParser.parse(Data(sampleRSS.utf8), base: base)
+    #expect(feed.title == "Night & Day Radio")
+    #expect(feed.author == "Riffle Tests")
+    #expect(feed.imageURL?.absoluteString == "https://feeds.example/art/show.jpg")
+    #expect(feed.episodes.map(\.id) == ["ep-3", "ep-2", "ep-1"])
+    #expect(feed.skipped == ["item 3: no audio enclosure"])
+
+    let first = feed.episodes[2]
+    #expect(first.title == "Episode 1: Beginnings")
+    #expect(first.audioURL.absoluteString == "https://feeds.example/shows/night/audio/ep1.mp3")
+    #expect(first.audioLength == 1_234_567)
+    #expect(first.duration == 3723)
+    #expect(first.notes == "First & foremost: hello world\u{2019}s end.\n\nSecond paragraph.")
+    #expect(first.published == Date(timeIntervalSince1970: 1_772_438_400))
+
+    let second = feed.episodes[1]
+    #expect(second.title == "Episode 2 \u{2013} Middle")
+    #expect(second.audioLength == nil)
+    #expect(second.duration == 3600)
+    #expect(second.imageURL?.absoluteString == "https://cdn.example/ep2.jpg")
+    #expect(second.chaptersURL?.absoluteString == "https://feeds.example/chapters/ep2.json")
+    // content:encoded wins over a short description.
+    #expect(second.notes == "\u{2022} One\n\u{2022} Two")
+
+    let third = feed.episodes[0]
+    #expect(third.duration == 3723)
+    #expect(third.imageURL?.absoluteString == "https://cdn.example/ep3-thumb.jpg")
+  }
+
+  @Test("episodes become songs: show as artist, show art where the episode has none")
+  func songs() throws {
+    let songs = try PodcastFeedParser.parse(Data(sampleRSS.utf8), base: base).songs
+    #expect(songs.map(\.id) == ["podcast:ep-3", "podcast:ep-2", "podcast:ep-1"])
+    #expect(songs.allSatisfy { $0.displayName == "Night & Day Radio" })
+    #expect(songs[2].imageURL?.absoluteString == "https://feeds.example/art/show.jpg")
+    #expect(songs[2].notes?.hasPrefix("First & foremost") == true)
+    #expect(songs[2].released != nil)
+    #expect(songs[0].notes == nil)
+  }
+
+  @Test("Atom: entries with enclosure links")
+  func atom() throws {
+    let atom = """
+      <?xml version="1.0" encoding="utf-8"?>
+      <feed xmlns="http://www.w3.org/2005/Atom">
+        <title>Atom Show</title>
+        <logo>https://cdn.example/logo.png</logo>
+        <entry>
+          <title>Old</title><id>urn:a:1</id><updated>2025-01-01T00:00:00Z</updated>
+          <link rel="enclosure" href="https://cdn.example/1.mp3" length="10" type="audio/mpeg"/>
+          <summary>Plain &lt;b&gt;text&lt;/b&gt;</summary>
+        </entry>
+        <entry>
+          <title>New</title><id>urn:a:2</id><published>2025-02-01T00:00:00.500Z</published>
+          <link rel="alternate" href="https://example.com/page"/>
+          <link rel="enclosure" href="/2.mp3" type="audio/mpeg"/>
+        </entry>
+      </feed>
+      """
+    let feed = try PodcastFeedParser.parse(Data(atom.utf8), base: base)
+    #expect(feed.title == "Atom Show")
+    #expect(feed.imageURL?.absoluteString == "https://cdn.example/logo.png")
+    #expect(feed.episodes.map(\.title) == ["New", "Old"])
+    #expect(feed.episodes[0].audioURL.absoluteString == "https://feeds.example/2.mp3")
+    #expect(feed.episodes[1].notes == "Plain text")
+  }
+
+  @Test("an HTML error page, invalid XML and other XML give clear errors")
+  func badInput() {
+    let html = "<!DOCTYPE html><html><head><title>404</title></head><body>Not found</body></html>"
+    #expect(throws: PodcastFeedError.htmlPage) {
+      try PodcastFeedParser.parse(Data(html.utf8), base: base)
+    }
+    #expect(throws: PodcastFeedError.htmlPage) {
+      try PodcastFeedParser.parse(Data("<html><body><p>oops".utf8), base: base)
+    }
+    do {
+      _ = try PodcastFeedParser.parse(Data("<rss><channel><title>x</channel>".utf8), base: base)
+      Issue.record("invalid XML was accepted")
+    } catch {
+      guard let error = error as? PodcastFeedError, case .invalidXML = error else {
+        Issue.record("\(error)")
+        return
+      }
+      #expect(error.userMessage.hasPrefix("The feed is not valid XML"))
+    }
+    #expect(throws: PodcastFeedError.notAFeed(root: "svg")) {
+      try PodcastFeedParser.parse(Data("<svg><g/></svg>".utf8), base: base)
+    }
+  }
+
+  @Test("a remote feed cannot point at local files; control characters are dropped")
+  func hostileText() throws {
+    // Raw C0 controls are not XML at all (libxml2 refuses them); C1 controls and bidi
+    // overrides are, and must not reach the screen.
+    let rss = """
+      <rss><channel><title>Evil&#x9B;2J &#x202E;Show</title>
+      <item><title>A</title><guid>1</guid>
+      <enclosure url="file:///etc/passwd" type="audio/mpeg"/></item>
+      <item><title>B&#x85;&#x9B;31m</title><guid>2</guid><enclosure url="/a.mp3"/>
+      <description>&lt;p&gt;x&#x9B;1;1Hy&lt;/p&gt;</description></item>
+      </channel></rss>
+      """
+    let feed = try PodcastFeedParser.parse(Data(rss.utf8), base: base)
+    #expect(feed.episodes.map(\.id) == ["2"])
+    #expect(feed.skipped.count == 1)
+    let shown = [feed.title, feed.episodes[0].title, feed.episodes[0].notes]
+    for text in shown {
+      #expect(
+        !text.unicodeScalars.contains {
+          ($0.value < 0x20 && $0 != "\n") || (0x7F...0x9F).contains($0.value) || $0 == "\u{202E}"
+        }, "\(text.debugDescription)")
+    }
+    #expect(feed.episodes[0].notes == "xy")
+    #expect(throws: PodcastFeedError.self) {
+      try PodcastFeedParser.parse(
+        Data("<rss><channel><title>\u{1B}[2J</title></channel></rss>".utf8), base: base)
+    }
+  }
+
+  @Test("itunes:duration as seconds, MM:SS and HH:MM:SS; nonsense is nil")
+  func durations() {
+    #expect(PodcastFeedParser.duration("3600") == 3600)
+    #expect(PodcastFeedParser.duration(" 90.5 ") == 90.5)
+    #expect(PodcastFeedParser.duration("62:03") == 3723)
+    #expect(PodcastFeedParser.duration("01:02:03") == 3723)
+    for bad in ["", "abc", "1:2:3:4", "-5", "1:75", "1e9", "::", "1.5:00", "0"] {
+      #expect(PodcastFeedParser.duration(bad) == nil, "\(bad)")
+    }
+  }
+
+  @Test("dates as RSS and Atom write them")
+  func dates() {
+    let expected = Date(timeIntervalSince1970: 1_772_438_400)  // 2026-03-02 08:00 UTC
+    #expect(PodcastFeedParser.date("Mon, 02 Mar 2026 08:00:00 +0000") == expected)
+    #expect(PodcastFeedParser.date("2 Mar 2026 08:00:00 GMT") == expected)
+    #expect(PodcastFeedParser.date("Mon, 02 Mar 2026 09:00:00 +0100") == expected)
+    #expect(PodcastFeedParser.date("2026-03-02T08:00:00Z") == expected)
+    #expect(PodcastFeedParser.date("yesterday") == nil)
+  }
+
+  @Test("only XML is taken for a podcast; JSON feeds are not")
+  func sniffing() {
+    #expect(PodcastFeedParser.looksLikeXML(Data("\u{FEFF}  \n<?xml?>".utf8)))
+    #expect(PodcastFeedParser.looksLikeXML(Data("<rss/>".utf8)))
+    #expect(!PodcastFeedParser.looksLikeXML(Data(#"{"songs":[]}"#.utf8)))
+    #expect(!PodcastFeedParser.looksLikeXML(Data()))
+  }
+
+  @Test("HTML notes: blocks, entities, white space, wrapping")
+  func htmlText() {
+    #expect(HTMLText.plain("a<br>b<br/>c") == "a\nb\nc")
+    #expect(
+      HTMLText.plain("<style>p{}</style>x &lt;y&gt; &#x41;&unknown; &") == "x <y> A&unknown; &")
+    #expect(HTMLText.plain("  lots   of\t space  ") == "lots of space")
+    #expect(HTMLText.plain("unclosed <b") == "unclosed <b")
+    #expect(HTMLText.lines("one two three four", width: 9) == ["one two", "three", "four"])
+    #expect(HTMLText.lines("a\n\nb", width: 9) == ["a", "", "b"])
+  }
+}
