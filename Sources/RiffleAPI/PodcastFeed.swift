@@ -210,7 +210,7 @@ private final class FeedXMLReader: NSObject, XMLParserDelegate {
   private var path: [String] = []
   private var text = ""
 
-  /// The largest description kept, in characters; a feed's text beyond it is cut.
+  /// The largest description kept, in bytes; a feed's text beyond it is cut.
   static let maxText = 100_000
   /// The most episodes kept from one feed.
   static let maxEpisodes = 20_000
@@ -292,13 +292,13 @@ private final class FeedXMLReader: NSObject, XMLParserDelegate {
   }
 
   func parser(_ parser: XMLParser, foundCharacters string: String) {
-    guard text.count < Self.maxText else { return }
+    guard text.utf8.count < Self.maxText else { return }
     text += string
   }
 
-  func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-    guard text.count < Self.maxText else { return }
-    text += String(decoding: CDATABlock, as: UTF8.self)
+  func parser(_ parser: XMLParser, foundCDATA block: Data) {
+    guard text.utf8.count < Self.maxText else { return }
+    text += String(decoding: block, as: UTF8.self)
   }
 
   func parser(
