@@ -178,6 +178,20 @@ struct PodcastFeedTests {
     }
   }
 
+  @Test("entity expansion (a billion laughs) is refused by libxml2, quickly")
+  func billionLaughs() {
+    var dtd = "<!ENTITY e0 \"" + String(repeating: "a", count: 100) + "\">"
+    for level in 1..<10 {
+      dtd += "<!ENTITY e\(level) \"" + String(repeating: "&e\(level - 1);", count: 10) + "\">"
+    }
+    let xml = "<!DOCTYPE rss [\(dtd)]><rss><channel><title>&e9;</title></channel></rss>"
+    let began = Date()
+    #expect(throws: PodcastFeedError.self) {
+      try PodcastFeedParser.parse(Data(xml.utf8), base: base)
+    }
+    #expect(Date().timeIntervalSince(began) < 2)
+  }
+
   @Test("itunes:duration as seconds, MM:SS and HH:MM:SS; nonsense is nil")
   func durations() {
     #expect(PodcastFeedParser.duration("3600") == 3600)
