@@ -19,6 +19,7 @@ packages=(
   make                # make install / uninstall
   libfftw3-dev        # fingerprints: the short-time spectra (FFTW, single precision)
   libpulse-dev        # PulseAudio's simple API: playback, and recording for "name that song"
+  libxml2-dev         # podcast feeds: FoundationXML (XMLParser) links libxml2; a static build needs its .so
   ncurses-term        # terminfo for tmux-256color, xterm-direct, ...
   tmux                # the end-to-end tests drive the real screen through it
   pulseaudio pulseaudio-utils  # tests play through a private PulseAudio server (pactl, parec)
