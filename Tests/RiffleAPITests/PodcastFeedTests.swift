@@ -221,6 +221,19 @@ struct PodcastFeedTests {
     #expect(!PodcastFeedParser.looksLikeXML(Data()))
   }
 
+  @Test("Podcasting 2.0 chapters: in time order, toc false left out, nonsense skipped")
+  func chapters() throws {
+    let json = #"""
+      {"version":"1.2.0","chapters":[{"startTime":65.5,"title":"B\u001b[2J"},{"startTime":0,
+      "title":"A"},{"startTime":-3,"title":"bad"},{"startTime":"x"},{"startTime":9,"toc":false},
+      {"startTime":70}]}
+      """#
+    let chapters = try LyricsSource.chapters(Data(json.utf8))
+    #expect(chapters.map(\.start) == [0, 65.5, 70])
+    #expect(chapters.map(\.title) == ["A", "B", "Chapter"])
+    #expect(throws: (any Error).self) { try LyricsSource.chapters(Data("<html>".utf8)) }
+  }
+
   @Test("HTML notes: blocks, entities, white space, wrapping")
   func htmlText() {
     #expect(HTMLText.plain("a<br>b<br/>c") == "a\nb\nc")

@@ -10,7 +10,8 @@ import Testing
 private let showRSS = """
   <?xml version="1.0" encoding="UTF-8"?>
   <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"
-    xmlns:content="http://purl.org/rss/1.0/modules/content/">
+    xmlns:content="http://purl.org/rss/1.0/modules/content/"
+    xmlns:podcast="https://podcastindex.org/namespace/1.0">
   <channel>
     <title>Loopback Hour</title>
     <itunes:image href="/img/show.png"/>
@@ -27,6 +28,7 @@ private let showRSS = """
       <pubDate>Wed, 04 Mar 2026 10:00:00 +0000</pubDate>
       <enclosure url="audio/short-1.mp3" length="40000" type="audio/mpeg"/>
       <itunes:duration>00:00:02</itunes:duration>
+      <podcast:chapters url="/chapters/new.json" type="application/json+chapters"/>
       <description><![CDATA[<p>Show notes: guests &amp; <b>links</b>&#8230;</p><p>Second paragraph here.</p>]]></description>
     </item>
   </channel>
@@ -41,7 +43,13 @@ struct PodcastEndToEndTests {
       feed: "{}",
       extraRoutes: [
         "/feed.json": .respond(
-          status: 200, headers: ["Content-Type": "application/rss+xml"], body: Data(showRSS.utf8))
+          status: 200, headers: ["Content-Type": "application/rss+xml"], body: Data(showRSS.utf8)),
+        "/chapters/new.json": .respond(
+          status: 200, headers: ["Content-Type": "application/json+chapters"],
+          body: Data(
+            (#"{"version":"1.2.0","chapters":[{"startTime":65,"title":"The middle"},"#
+              + #"{"startTime":0,"title":"Intro"},{"startTime":30,"title":"Ad","toc":false}]}"#)
+              .utf8)),
       ])
     let tmux = try harness.start()
     let page = try tmux.waitForAll("Newest Episode", "Loopback Hour", "4 Mar 2026", "1 / 2")
@@ -49,6 +57,8 @@ struct PodcastEndToEndTests {
     tmux.sendKeys("y")
     let notes = try tmux.waitForAll("Show notes: guests & links\u{2026}", "Second paragraph here.")
     #expect(!notes.contains("<p>"))
+    let chapters = try tmux.waitForAll("Chapters", "0:00  Intro", "1:05  The middle")
+    #expect(!chapters.contains("Ad"))
     tmux.sendKeys("y")
     tmux.sendKeys("Right")
     _ = try tmux.waitForAll("Older Episode", "2 Mar 2026", "2 / 2")
