@@ -33,5 +33,7 @@ public struct AppPaths: Sendable, Equatable {
   }
 
   public var likesFile: URL { data.appendingPathComponent("likes.json") }
+  /// The shows the user follows.
+  public var podcastsFile: URL { data.appendingPathComponent("podcasts.json") }
   public var logFile: URL { cache.appendingPathComponent("riffle.log") }
 }

@@ -5,11 +5,17 @@ public struct HTTPResponse: Sendable {
   public var status: Int
   public var contentType: String?
   public var body: Data
+  /// The response's cache validators, `etag` and `last-modified` (lowercased names), when it
+  /// sent them. No other header is kept: none can carry a cookie or a token into a log.
+  public var validators: [String: String]
 
-  public init(status: Int, contentType: String?, body: Data) {
+  public init(
+    status: Int, contentType: String?, body: Data, validators: [String: String] = [:]
+  ) {
     self.status = status
     self.contentType = contentType
     self.body = body
+    self.validators = validators
   }
 }
 
@@ -116,15 +122,20 @@ public struct StreamHandlers: Sendable {
   public var onData: @Sendable (Data) -> Bool
   /// The end: nil when the body arrived whole.
   public var onComplete: @Sendable (HTTPError?) -> Void
+  /// The final response's cache validators (see `HTTPResponse.validators`), just before
+  /// `onResponse`.
+  public var onValidators: @Sendable ([String: String]) -> Void
 
   public init(
     onResponse: @escaping @Sendable (Int, String?, Int64?) -> Void = { _, _, _ in },
     onData: @escaping @Sendable (Data) -> Bool,
-    onComplete: @escaping @Sendable (HTTPError?) -> Void
+    onComplete: @escaping @Sendable (HTTPError?) -> Void,
+    onValidators: @escaping @Sendable ([String: String]) -> Void = { _ in }
   ) {
     self.onResponse = onResponse
     self.onData = onData
     self.onComplete = onComplete
+    self.onValidators = onValidators
   }
 }
 
@@ -172,7 +183,8 @@ public final class HTTPClient: Sendable {
               collector.response())
           // Decoding a large body must not hold up the other transfers on the loop thread.
           BackgroundWork.run("riffle.http.completion") { completion(result) }
-        }))
+        },
+        onValidators: { collector.validators = $0 }))
   }
 
   /// Fetches a whole body, blocking the calling thread; for tools and tests, never the main queue.
@@ -213,6 +225,12 @@ private final class BodyCollector: @unchecked Sendable {
   private var status = 0
   private var contentType: String?
   private var body = Data()
+  private var _validators: [String: String] = [:]
+
+  var validators: [String: String] {
+    get { lock.withLock { _validators } }
+    set { lock.withLock { _validators = newValue } }
+  }
 
   func start(status: Int, contentType: String?) {
     lock.withLock {
@@ -225,6 +243,8 @@ private final class BodyCollector: @unchecked Sendable {
     return true
   }
   func response() -> HTTPResponse {
-    lock.withLock { HTTPResponse(status: status, contentType: contentType, body: body) }
+    lock.withLock {
+      HTTPResponse(status: status, contentType: contentType, body: body, validators: _validators)
+    }
   }
 }

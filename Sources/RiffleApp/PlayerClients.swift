@@ -46,8 +46,11 @@ public struct PageClient: Sendable {
     self.load = load
   }
 
-  /// Feeds through `feeds`, searches and artists through the iTunes Search API.
-  public static func live(feeds: FeedSource, itunes: ITunesCatalog) -> PageClient {
+  /// Feeds (and podcasts) through `feeds`, searches and artists through the iTunes Search API,
+  /// the shows the user follows through `podcasts`.
+  public static func live(
+    feeds: FeedSource, itunes: ITunesCatalog, podcasts: PodcastFeeds? = nil
+  ) -> PageClient {
     PageClient { kind, cursor, done in
       switch kind {
       case .feed(let url), .podcast(let url, _):
@@ -56,6 +59,11 @@ public struct PageClient: Sendable {
         itunes.searchPage(term: term, cursor: cursor) { done($0.mapError(\.failure)) }
       case .artist(let name):
         itunes.artistPage(name: name) { done($0.mapError(\.failure)) }
+      case .podcasts:
+        guard let podcasts else {
+          return done(.failure(FeedLoadError.http(.transport("no podcasts here")).failure))
+        }
+        podcasts.latestPage { done($0.mapError(\.failure)) }
       }
     }
   }

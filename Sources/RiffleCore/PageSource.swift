@@ -14,6 +14,8 @@ public enum SourceKind: Hashable, Sendable {
   /// A podcast's episodes, newest first: a feed URL whose answer was RSS or Atom, and the show's
   /// name. `riffle URL` opens a `.feed`; the answer turns it into this (`SourcePage.kind`).
   case podcast(URL, show: String)
+  /// The newest episodes of every show the user follows (`riffle podcasts`), newest first.
+  case podcasts
 
   /// How the status line names the source ("“blue”", "Mira Sol's top songs").
   public var label: String {
@@ -22,6 +24,7 @@ public enum SourceKind: Hashable, Sendable {
     case .search(let term): return "\u{201C}\(term)\u{201D}"
     case .artist(let name): return "\(name)\u{2019}s top songs"
     case .podcast(_, let show): return "\u{201C}\(show)\u{201D}"
+    case .podcasts: return "your podcasts"
     }
   }
 
@@ -32,6 +35,7 @@ public enum SourceKind: Hashable, Sendable {
     case .search(let term): return "Results for \u{201C}\(term)\u{201D}"
     case .artist: return label
     case .podcast(_, let show): return show
+    case .podcasts: return "Your podcasts"
     }
   }
 
@@ -42,6 +46,7 @@ public enum SourceKind: Hashable, Sendable {
     case .search(let term): return "Searching for \u{201C}\(term)\u{201D}\u{2026}"
     case .artist(let name): return "Finding \(name)\u{2019}s top songs\u{2026}"
     case .podcast: return "Loading episodes\u{2026}"
+    case .podcasts: return "Checking your podcasts\u{2026}"
     }
   }
 
@@ -52,6 +57,7 @@ public enum SourceKind: Hashable, Sendable {
     case .search(let term): return "No songs found for \u{201C}\(term)\u{201D}"
     case .artist(let name): return "No songs found for the artist \u{201C}\(name)\u{201D}"
     case .podcast: return "The podcast has no episodes"
+    case .podcasts: return "No podcasts followed: riffle podcast add URL"
     }
   }
 
@@ -61,6 +67,7 @@ public enum SourceKind: Hashable, Sendable {
     case .feed: return "End of the feed"
     case .search, .artist: return "End of the results"
     case .podcast: return "End of the podcast"
+    case .podcasts: return "End of your podcasts"
     }
   }
 
@@ -75,6 +82,8 @@ public enum SourceKind: Hashable, Sendable {
       return "\(count) without a preview"
     case .podcast:
       return count == 1 ? "skipped 1 item without audio" : "skipped \(count) items without audio"
+    case .podcasts:
+      return count == 1 ? "1 show could not be had" : "\(count) shows could not be had"
     }
   }
 
@@ -82,7 +91,7 @@ public enum SourceKind: Hashable, Sendable {
   /// be a few songs each; a catalog's batches are 25 from a slower, rate-limited API.
   public var lookahead: Int {
     switch self {
-    case .feed, .podcast: return 3
+    case .feed, .podcast, .podcasts: return 3
     case .search, .artist: return 5
     }
   }
@@ -91,7 +100,7 @@ public enum SourceKind: Hashable, Sendable {
   public var likeDestination: LikeDestination {
     switch self {
     case .feed: return .likesEndpoint
-    case .search, .artist, .podcast: return .localOnly
+    case .search, .artist, .podcast, .podcasts: return .localOnly
     }
   }
 

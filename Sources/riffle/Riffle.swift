@@ -27,6 +27,9 @@ struct Riffle: ParsableCommand {
         riffle ~/music/feed.json --audio wav:/tmp/out.wav
         riffle search daft punk
         riffle artist Björk
+        riffle https://feeds.example/show.rss    # a podcast: episodes newest first
+        riffle podcast add https://feeds.example/show.rss
+        riffle podcasts                          # the newest episodes of every show followed
         riffle identify clip.wav                 # name the song in a recording
         riffle doctor                            # what to fix on this machine
 
@@ -41,7 +44,9 @@ struct Riffle: ParsableCommand {
     // ArgumentParser lists --version in the help and the completions; `main()` answers it with
     // the full report, which reads /proc/self/maps and so must not run on every start.
     version: RiffleVersion.string,
-    subcommands: [Play.self, Search.self, Artist.self, Identify.self, Doctor.self],
+    subcommands: [
+      Play.self, Search.self, Artist.self, Podcast.self, Podcasts.self, Identify.self, Doctor.self,
+    ],
     defaultSubcommand: Play.self)
 
   static func main() {
@@ -263,6 +268,74 @@ struct Artist: ParsableCommand {
   }
 }
 
+/// `riffle podcasts`: the newest episodes of every show followed.
+struct Podcasts: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Play the newest episodes of every podcast you follow, newest first.")
+
+  @OptionGroup var options: PlayerOptions
+
+  func run() throws {
+    try options.launch(.podcasts)
+  }
+}
+
+/// `riffle podcast add URL`, `riffle podcast list`: the shows followed.
+struct Podcast: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Follow podcasts (add URL) and list them (list).",
+    subcommands: [Add.self, List.self])
+
+  struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Follow a podcast: its RSS or Atom feed's URL (or a feed file).")
+
+    @Argument(help: ArgumentHelp("The feed's URL.", valueName: "url"))
+    var url: String
+
+    func run() throws {
+      let feedURL = try Riffle.resolveSource(url)
+      let feeds = PodcastFeeds.live(AppPaths.fromEnvironment())
+      let done = DispatchSemaphore(value: 0)
+      nonisolated(unsafe) var outcome: Result<PodcastFeed, Error>?
+      feeds.subscribe(feedURL) {
+        outcome = $0
+        done.signal()
+      }
+      done.wait()
+      switch outcome! {
+      case .success(let feed):
+        print("Following \(TextSanitizer.sanitize(feed.title)): \(feed.episodes.count) episodes")
+      case .failure(let error):
+        let message = (error as? FeedLoadError)?.userMessage ?? String(describing: error)
+        FileHandle.standardError.write(Data("riffle: \(TextSanitizer.sanitize(message))\n".utf8))
+        throw ExitCode(2)
+      }
+    }
+  }
+
+  struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the podcasts you follow.")
+
+    func run() throws {
+      let list = try PodcastSubscriptions(file: AppPaths.fromEnvironment().podcastsFile).all()
+      if list.isEmpty { print("No podcasts followed: riffle podcast add URL") }
+      for show in list {
+        print("\(TextSanitizer.sanitize(show.title))\n  \(TextSanitizer.sanitize(show.url))")
+      }
+    }
+  }
+}
+
+extension PodcastFeeds {
+  /// The shows followed, in the data folder, their last answers in the cache (at most 64 MB).
+  static func live(_ paths: AppPaths) -> PodcastFeeds {
+    PodcastFeeds(
+      subscriptions: PodcastSubscriptions(file: paths.podcastsFile),
+      cache: DiskCache(folder: paths.cache.appendingPathComponent("podcasts"), capacity: 64 << 20))
+  }
+}
+
 /// Words given as separate arguments, as one line.
 private func words(_ parts: [String]) -> String {
   TextSanitizer.sanitize(parts.joined(separator: " ")).trimmingCharacters(in: .whitespaces)
@@ -285,7 +358,9 @@ private func startPlayer(
   let box = ModelBox()
   let historyFile = paths.searchHistoryFile
   let clients = PlayerClients(
-    pages: .live(feeds: FeedSource(), itunes: ITunesCatalog(base: services.itunes)),
+    pages: .live(
+      feeds: FeedSource(), itunes: ITunesCatalog(base: services.itunes),
+      podcasts: PodcastFeeds.live(paths)),
     audio: .live(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
       output: { try driver.open() },

@@ -245,3 +245,27 @@ struct PodcastFeedTests {
     #expect(HTMLText.lines("a\n\nb", width: 9) == ["a", "", "b"])
   }
 }
+
+@Suite("Podcast subscriptions file")
+struct PodcastSubscriptionsTests {
+  @Test("added shows are kept, the same URL once; a damaged file is never overwritten")
+  func keepsAndRefuses() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "riffle-subs-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("podcasts.json")
+    let store = PodcastSubscriptions(file: file)
+    #expect(try store.all().isEmpty)
+    try store.add(PodcastSubscription(url: "https://a.example/rss", title: "A"))
+    try store.add(PodcastSubscription(url: "https://b.example/rss", title: "B", etag: "\"1\""))
+    try store.add(PodcastSubscription(url: "https://a.example/rss", title: "A2"))
+    #expect(try PodcastSubscriptions(file: file).all().map(\.title) == ["A2", "B"])
+    #expect(try PodcastSubscriptions(file: file).all()[1].etag == "\"1\"")
+
+    try Data("{not json".utf8).write(to: file)
+    #expect(throws: PodcastStoreError.self) {
+      try store.add(PodcastSubscription(url: "https://c.example/rss", title: "C"))
+    }
+    #expect(try Data(contentsOf: file) == Data("{not json".utf8))
+  }
+}

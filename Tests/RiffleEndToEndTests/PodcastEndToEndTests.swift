@@ -92,4 +92,99 @@ struct PodcastEndToEndTests {
     broken.sendKeys("q")
     #expect(try broken.waitForExit() == 0)
   }
+
+  @Test("podcast add, list, and podcasts: every show's newest, refreshed with conditional GETs")
+  func subscriptions() throws {
+    let short = try Data(contentsOf: TestFiles.fixture("short-1.mp3"))
+    @Sendable func show(_ name: String, _ day: Int) -> Data {
+      Data(
+        """
+        <rss version="2.0"><channel><title>\(name)</title><item><title>\(name) Episode</title>\
+        <guid>\(name)-1</guid><pubDate>0\(day) Mar 2026 08:00:00 +0000</pubDate>\
+        <enclosure url="/audio.mp3" type="audio/mpeg"/></item></channel></rss>
+        """.utf8)
+    }
+    let log = RequestLog()
+    let lastModified = "Wed, 04 Mar 2026 08:00:00 GMT"
+    let server = try LoopbackHTTPServer { request in
+      log.add(request)
+      switch request.path {
+      case "/alpha.rss":
+        // Validated by its ETag.
+        if request.headers["if-none-match"] == "\"alpha-1\"" {
+          return .respond(status: 304, headers: ["ETag": "\"alpha-1\""], body: Data())
+        }
+        return .respond(
+          status: 200, headers: ["Content-Type": "application/rss+xml", "ETag": "\"alpha-1\""],
+          body: show("Alpha", 2))
+      case "/beta.rss":
+        // Validated by its date.
+        if request.headers["if-modified-since"] == lastModified {
+          return .respond(status: 304, body: Data())
+        }
+        return .respond(
+          status: 200,
+          headers: ["Content-Type": "application/rss+xml", "Last-Modified": lastModified],
+          body: show("Beta", 4))
+      case "/page.html":
+        return .respond(
+          status: 200, headers: ["Content-Type": "text/html"],
+          body: Data("<!DOCTYPE html><html><body>Sign in</body></html>".utf8))
+      case "/audio.mp3":
+        return .file(short, contentType: "audio/mpeg")
+      default:
+        return .respond(status: 404, body: Data())
+      }
+    }
+    defer { server.stop() }
+    let home = try TemporaryDirectory("riffle-podcasts")
+    let environment = home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }
+    func riffle(_ arguments: [String]) throws -> (status: Int32, output: String) {
+      let out = home.file("out-\(UUID().uuidString)")
+      FileManager.default.createFile(atPath: out.path, contents: nil)
+      let handle = try FileHandle(forWritingTo: out)
+      let child = try ChildProcess(
+        TestFiles.riffleBinary, arguments, environment: environment,
+        stdout: handle.fileDescriptor)
+      let status = child.wait()
+      try handle.close()
+      return (status, try String(contentsOf: out, encoding: .utf8))
+    }
+
+    #expect(
+      try riffle(["podcast", "add", server.url("/alpha.rss").absoluteString]).output
+        == "Following Alpha: 1 episodes\n")
+    #expect(try riffle(["podcast", "add", server.url("/beta.rss").absoluteString]).status == 0)
+    // A web page is not followed, and costs nothing of what was.
+    #expect(try riffle(["podcast", "add", server.url("/page.html").absoluteString]).status == 2)
+    let list = try riffle(["podcast", "list"]).output
+    #expect(list.contains("Alpha\n  \(server.url("/alpha.rss").absoluteString)"))
+    #expect(list.contains("Beta"))
+    #expect(!list.contains("page.html"))
+    #expect(log.count("/alpha.rss") == 1)
+
+    let tmux = try TmuxSession(
+      command: [TestFiles.riffleBinary, "podcasts", "--audio", "null"], environment: environment)
+    defer { tmux.kill() }
+    // Newest first across shows: Beta (4 March), then Alpha (2 March).
+    _ = try tmux.waitForAll("Beta Episode", "Your podcasts", "1 / 2")
+    tmux.sendKeys("Right")
+    _ = try tmux.waitForAll("Alpha Episode", "2 Mar 2026", "2 / 2")
+    // Both were asked again with their validators, and answered 304 from the copy kept.
+    let refreshes = log.all.filter { $0.path.hasSuffix(".rss") }.suffix(2)
+    #expect(refreshes.contains { $0.headers["if-none-match"] == "\"alpha-1\"" })
+    #expect(refreshes.contains { $0.headers["if-modified-since"] == lastModified })
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+}
+
+/// The requests a loopback server saw, from its threads.
+private final class RequestLog: @unchecked Sendable {
+  private let lock = NSLock()
+  private var requests: [LoopbackHTTPServer.Request] = []
+
+  func add(_ request: LoopbackHTTPServer.Request) { lock.withLock { requests.append(request) } }
+  var all: [LoopbackHTTPServer.Request] { lock.withLock { requests } }
+  func count(_ path: String) -> Int { all.filter { $0.path == path }.count }
 }
