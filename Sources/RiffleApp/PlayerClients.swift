@@ -120,20 +120,69 @@ public struct AudioClient: Sendable {
     self.shutdown = shutdown
   }
 
-  /// The playback engine, reporting its events through `send`.
+  /// The playback engine, reporting its events through `send`. With `positions`, a podcast
+  /// episode starts where it was left, its position is kept as it plays, and it is marked played
+  /// near its end.
   public static func live(
     cache: DiskCache?,
     output: @escaping @Sendable () throws -> any AudioOutput,
-    events: @escaping @Sendable (PlaybackEvent) -> Void
+    events: @escaping @Sendable (PlaybackEvent) -> Void,
+    positions: EpisodePositions? = nil
   ) -> AudioClient {
-    let engine = PlaybackEngine(cache: cache, output: output, onEvent: events)
+    let episode = EpisodeTracker()
+    let engine = PlaybackEngine(
+      cache: cache, output: output,
+      onEvent: { event in
+        if case .finished(let id) = event, let song = episode.song(playing: id) {
+          positions?.markPlayed(song.id)
+        }
+        events(event)
+      })
     return AudioClient(
-      play: { song, id in engine.play(song.audioURL, playID: id) },
-      pause: { engine.pause() },
+      play: { song, id in
+        let isEpisode = positions != nil && song.id.hasPrefix("podcast:")
+        episode.set(isEpisode ? (id, song) : nil)
+        engine.play(song.audioURL, playID: id)
+        // The engine holds a seek asked for before the decoder exists until it does.
+        if isEpisode, let start = positions?.resumePoint(song.id) {
+          engine.seek(to: start, playID: id)
+        }
+      },
+      pause: {
+        engine.pause()
+        if let (id, song) = episode.current, let at = engine.position(playID: id) {
+          positions?.note(song.id, position: at, duration: song.duration, now: true)
+        }
+      },
       resume: { engine.resume() },
       seek: { seconds, id in engine.seek(to: seconds, playID: id) },
-      position: { engine.position(playID: $0) },
-      shutdown: { engine.shutdown() })
+      position: { id in
+        let at = engine.position(playID: id)
+        if let at, let song = episode.song(playing: id) {
+          positions?.note(song.id, position: at, duration: song.duration)
+        }
+        return at
+      },
+      shutdown: {
+        if let (id, song) = episode.current, let at = engine.position(playID: id) {
+          positions?.note(song.id, position: at, duration: song.duration, now: true)
+        }
+        positions?.flush()
+        engine.shutdown()
+      })
+  }
+}
+
+/// The podcast episode being played, if one is: its play request and song.
+private final class EpisodeTracker: @unchecked Sendable {
+  private let lock = NSLock()
+  private var playing: (Int, Song)?
+
+  func set(_ value: (Int, Song)?) { lock.withLock { playing = value } }
+  var current: (Int, Song)? { lock.withLock { playing } }
+
+  func song(playing id: Int) -> Song? {
+    lock.withLock { playing.flatMap { $0.0 == id ? $0.1 : nil } }
   }
 }
 

@@ -364,7 +364,8 @@ private func startPlayer(
     audio: .live(
       cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
       output: { try driver.open() },
-      events: { event in box.model?.post(event.action) }),
+      events: { event in box.model?.post(event.action) },
+      positions: EpisodePositions(file: paths.episodePositionsFile)),
     likes: .live(likeStore, remote: likeSync),
     saveSearchHistory: { terms in
       do {

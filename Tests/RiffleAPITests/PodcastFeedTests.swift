@@ -269,3 +269,30 @@ struct PodcastSubscriptionsTests {
     #expect(try Data(contentsOf: file) == Data("{not json".utf8))
   }
 }
+
+@Suite("Episode positions")
+struct EpisodePositionsTests {
+  @Test("kept across instances, resumed, marked played near the end")
+  func positions() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "riffle-positions-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let file = folder.appendingPathComponent("episode-positions.json")
+    let store = EpisodePositions(file: file)
+    store.note("podcast:a", position: 600, duration: 3600)
+    store.note("podcast:b", position: 2, duration: 3600)
+    store.note("podcast:c", position: 3580, duration: 3600)
+    store.flush()
+    let again = EpisodePositions(file: file)
+    #expect(again.resumePoint("podcast:a") == 600)
+    // Barely begun: from the start.
+    #expect(again.resumePoint("podcast:b") == nil)
+    // Within 30 s of the end: played, and so from the start again.
+    #expect(again.entry("podcast:c")?.played == true)
+    #expect(again.entry("podcast:c")?.position == 0)
+    #expect(again.resumePoint("podcast:c") == nil)
+    again.markPlayed("podcast:a")
+    again.flush()
+    #expect(EpisodePositions(file: file).entry("podcast:a")?.played == true)
+  }
+}

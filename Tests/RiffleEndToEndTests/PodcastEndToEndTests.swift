@@ -179,6 +179,51 @@ struct PodcastEndToEndTests {
   }
 }
 
+extension PodcastEndToEndTests {
+  @Test("an episode resumes where it was left after a restart")
+  func resumesAfterRestart() throws {
+    let audio = try Data(
+      contentsOf: TestFiles.catalog.appendingPathComponent("audio/riffle-006.mp3"))
+    let rss = """
+      <rss version="2.0"><channel><title>Resume Show</title><item><title>Long Talk</title>\
+      <guid>talk</guid><enclosure url="/talk.mp3" type="audio/mpeg"/></item></channel></rss>
+      """
+    let harness = try PlayerHarness(
+      feed: "{}",
+      extraRoutes: [
+        "/feed.json": .respond(
+          status: 200, headers: ["Content-Type": "application/rss+xml"], body: Data(rss.utf8)),
+        "/talk.mp3": .file(audio, contentType: "audio/mpeg"),
+      ])
+    let first = try harness.start()
+    _ = try first.waitFor("Long Talk")
+    let deadline = Date().addingTimeInterval(15)
+    while (elapsedSeconds(onScreen: first.capture()) ?? 0) < 6 && Date() < deadline {
+      Thread.sleep(forTimeInterval: 0.2)
+    }
+    first.sendKeys("q")
+    #expect(try first.waitForExit() == 0)
+    let saved = try JSONSerialization.jsonObject(
+      with: Data(contentsOf: harness.home.file("data/riffle/episode-positions.json")))
+    let entry = (saved as? [String: Any])?["podcast:talk"] as? [String: Any]
+    let position = entry?["position"] as? Double ?? 0
+    #expect(position >= 5.5 && position < 12, "saved \(String(describing: saved))")
+
+    // Started again: the clock starts where the first run left off, not at 0:00.
+    let second = try harness.start()
+    _ = try second.waitFor("Long Talk")
+    var shown: Int?
+    let again = Date().addingTimeInterval(10)
+    while shown == nil && Date() < again {
+      shown = elapsedSeconds(onScreen: second.capture()).flatMap { $0 > 0 ? $0 : nil }
+      Thread.sleep(forTimeInterval: 0.1)
+    }
+    #expect((shown ?? 0) >= Int(position) && (shown ?? 0) <= Int(position) + 3, "\(shown ?? -1)")
+    second.sendKeys("q")
+    #expect(try second.waitForExit() == 0)
+  }
+}
+
 /// The requests a loopback server saw, from its threads.
 private final class RequestLog: @unchecked Sendable {
   private let lock = NSLock()
