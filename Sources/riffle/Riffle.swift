@@ -284,7 +284,7 @@ struct Podcasts: ParsableCommand {
 struct Podcast: ParsableCommand {
   static let configuration = CommandConfiguration(
     abstract: "Follow podcasts (add URL) and list them (list).",
-    subcommands: [Add.self, List.self])
+    subcommands: [Add.self, List.self, Download.self])
 
   struct Add: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -314,6 +314,65 @@ struct Podcast: ParsableCommand {
     }
   }
 
+  struct Download: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract:
+        "Keep a podcast's newest episodes for offline listening (in the audio cache, at most 512 MB)."
+    )
+
+    @Argument(help: ArgumentHelp("The feed's URL.", valueName: "url"))
+    var url: String
+
+    @Option(name: .long, help: "How many of the newest episodes.")
+    var newest: Int = 1
+
+    func run() throws {
+      let feedURL = try Riffle.resolveSource(url)
+      let paths = AppPaths.fromEnvironment()
+      let cache = DiskCache.audio(paths)
+      func fail(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("riffle: \(TextSanitizer.sanitize(message))\n".utf8))
+        return ExitCode(2)
+      }
+      let answer = HTTPClient.shared.fetchSync(
+        HTTPRequest(
+          url: feedURL, headers: ["Accept": FeedSource.accept], maxBytes: FeedSource.maxFeedBytes))
+      let feed: PodcastFeed
+      do {
+        feed = try PodcastFeedParser.parse(try answer.get().body, base: feedURL)
+      } catch let error as HTTPError {
+        throw fail(error.userMessage)
+      } catch let error as PodcastFeedError {
+        throw fail(error.userMessage)
+      }
+      var failed = false
+      for episode in feed.episodes.prefix(max(1, newest)) {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<Int64, HTTPError>?
+        cache.download(episode.audioURL) {
+          outcome = $0
+          done.signal()
+        }
+        done.wait()
+        let title = TextSanitizer.sanitize(episode.title)
+        switch outcome! {
+        case .success(let size):
+          print("Kept \(title) (\(megabytes(size)))")
+        case .failure(let error):
+          failed = true
+          FileHandle.standardError.write(
+            Data("riffle: \(title): \(TextSanitizer.sanitize(error.userMessage))\n".utf8))
+        }
+      }
+      print("Audio cache: \(megabytes(cache.size)) of \(megabytes(cache.capacity))")
+      if failed { throw ExitCode(2) }
+    }
+
+    private func megabytes(_ bytes: Int64) -> String {
+      String(format: "%.1f MB", Double(bytes) / 1_048_576)
+    }
+  }
+
   struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List the podcasts you follow.")
 
@@ -324,6 +383,13 @@ struct Podcast: ParsableCommand {
         print("\(TextSanitizer.sanitize(show.title))\n  \(TextSanitizer.sanitize(show.url))")
       }
     }
+  }
+}
+
+extension DiskCache {
+  /// The audio cache the player plays copies from (songs it played whole, episodes kept).
+  static func audio(_ paths: AppPaths) -> DiskCache {
+    DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20)
   }
 }
 
@@ -362,7 +428,7 @@ private func startPlayer(
       feeds: FeedSource(), itunes: ITunesCatalog(base: services.itunes),
       podcasts: PodcastFeeds.live(paths)),
     audio: .live(
-      cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
+      cache: DiskCache.audio(paths),
       output: { try driver.open() },
       events: { event in box.model?.post(event.action) },
       positions: EpisodePositions(file: paths.episodePositionsFile)),

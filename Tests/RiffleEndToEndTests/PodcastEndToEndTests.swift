@@ -224,6 +224,74 @@ extension PodcastEndToEndTests {
   }
 }
 
+extension PodcastEndToEndTests {
+  @Test(
+    "podcast download keeps the newest episode; it plays from there with the server's audio gone")
+  func offline() throws {
+    let audio = try Data(contentsOf: TestFiles.fixture("short-1.mp3"))
+    let rss = """
+      <rss version="2.0"><channel><title>Offline Show</title>\
+      <item><title>Kept Episode</title><guid>kept</guid>\
+      <pubDate>Wed, 04 Mar 2026 08:00:00 +0000</pubDate>\
+      <enclosure url="/kept.mp3" type="audio/mpeg"/></item>\
+      <item><title>Missing Episode</title><guid>gone</guid>\
+      <pubDate>Mon, 02 Mar 2026 08:00:00 +0000</pubDate>\
+      <enclosure url="/gone.mp3" type="audio/mpeg"/></item></channel></rss>
+      """
+    let online = Flag(true)
+    let server = try LoopbackHTTPServer { request in
+      switch request.path {
+      case "/show.rss":
+        return .respond(
+          status: 200, headers: ["Content-Type": "application/rss+xml"], body: Data(rss.utf8))
+      case "/kept.mp3" where online.value:
+        return .file(audio, contentType: "audio/mpeg")
+      default:
+        return .respond(status: 404, body: Data("not found".utf8))
+      }
+    }
+    defer { server.stop() }
+    let home = try TemporaryDirectory("riffle-offline")
+    let environment = home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }
+    let out = home.file("out")
+    FileManager.default.createFile(atPath: out.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: out)
+    let child = try ChildProcess(
+      TestFiles.riffleBinary,
+      ["podcast", "download", server.url("/show.rss").absoluteString],
+      environment: environment, stdout: handle.fileDescriptor)
+    #expect(child.wait() == 0)
+    try handle.close()
+    let said = try String(contentsOf: out, encoding: .utf8)
+    let size = String(format: "%.1f MB", Double(audio.count) / 1_048_576)
+    #expect(said.contains("Kept Kept Episode (\(size))"), "\(said)")
+    #expect(said.contains("Audio cache: \(size) of 512.0 MB"), "\(said)")
+
+    online.value = false
+    let tmux = try TmuxSession(
+      command: [TestFiles.riffleBinary, server.url("/show.rss").absoluteString, "--audio", "null"],
+      environment: environment)
+    defer { tmux.kill() }
+    _ = try tmux.waitForAll("Kept Episode", "0:01")
+    // The one not kept fails as any 404 does, and the player runs on.
+    tmux.sendKeys("Right")
+    _ = try tmux.waitForAll("Missing Episode", "404")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+}
+
+/// A value shared with a server's threads.
+private final class Flag: @unchecked Sendable {
+  private let lock = NSLock()
+  private var current: Bool
+  init(_ value: Bool) { current = value }
+  var value: Bool {
+    get { lock.withLock { current } }
+    set { lock.withLock { current = newValue } }
+  }
+}
+
 /// The requests a loopback server saw, from its threads.
 private final class RequestLog: @unchecked Sendable {
   private let lock = NSLock()
