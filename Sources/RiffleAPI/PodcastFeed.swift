@@ -83,6 +83,13 @@ public enum PodcastFeedParser {
   public static func parse(_ data: Data, base: URL) throws(PodcastFeedError) -> PodcastFeed {
     let head = String(decoding: data.prefix(1024), as: UTF8.self).lowercased()
     if head.contains("<!doctype html") || head.contains("<html") { throw .htmlPage }
+    // FoundationXML traps (it force-unwraps a String) when libxml2 hands it a name or value
+    // that is not UTF-8, which libxml2 does for a document read as UTF-8 (found by the fuzz
+    // target: one byte 0xF9 in an element's name). A document in another encoding is converted
+    // by libxml2 and always arrives as UTF-8.
+    if isReadAsUTF8(data), String(validating: data, as: UTF8.self) == nil {
+      throw .invalidXML(line: lineOfInvalidUTF8(data), reason: "not UTF-8")
+    }
     let reader = FeedXMLReader(base: base)
     let parser = XMLParser(data: data)
     parser.shouldProcessNamespaces = true
@@ -108,6 +115,43 @@ public enum PodcastFeedParser {
       title: reader.show.title.isEmpty ? "Untitled podcast" : reader.show.title,
       author: reader.show.author, imageURL: reader.show.image, episodes: episodes,
       skipped: reader.skipped)
+  }
+
+  /// Encodings podcast feeds are found in besides UTF-8, which libxml2 converts to UTF-8.
+  static let convertedEncodings: Set<String> = Set(
+    (1...15).map { "iso-8859-\($0)" } + (1250...1258).map { "windows-\($0)" } + [
+      "latin1", "utf-16", "utf-16le", "utf-16be",
+    ])
+
+  /// True when libxml2 reads the bytes as UTF-8: no UTF-16 byte order mark, and an XML
+  /// declaration that names UTF-8 or no encoding.
+  static func isReadAsUTF8(_ data: Data) -> Bool {
+    if data.starts(with: [0xFF, 0xFE]) || data.starts(with: [0xFE, 0xFF]) { return false }
+    let head = String(decoding: data.prefix(256), as: UTF8.self).lowercased()
+    // Only a declaration that is well formed (the name between matching quotes) is taken at its
+    // word; libxml2 reads anything else as UTF-8.
+    guard head.hasPrefix("<?xml"), let end = head.range(of: "?>"),
+      let declared = head[..<end.lowerBound].range(of: "encoding="),
+      let quote = head[declared.upperBound...].first, quote == "\"" || quote == "'"
+    else { return true }
+    let rest = head[declared.upperBound...].dropFirst()
+    guard let close = rest.firstIndex(of: quote) else { return true }
+    // Only encodings libxml2 surely converts are left to it: an unknown name (the fuzzer tried
+    // "UTF/-8") makes it fall back to reading UTF-8 unchecked.
+    return !convertedEncodings.contains(String(rest[..<close]))
+  }
+
+  /// The line of the first byte that is not UTF-8 (for the error).
+  private static func lineOfInvalidUTF8(_ data: Data) -> Int {
+    var parser = Unicode.UTF8.ForwardParser()
+    var bytes = data.makeIterator()
+    var line = 1
+    while true {
+      switch parser.parseScalar(from: &bytes) {
+      case .valid(let encoded): if encoded.first == 0x0A { line += 1 }
+      case .error, .emptyInput: return line
+      }
+    }
   }
 
   /// Seconds from `itunes:duration`: "3600", "3600.5", "62:03" or "1:02:03"; nil otherwise.

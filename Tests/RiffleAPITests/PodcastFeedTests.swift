@@ -178,6 +178,23 @@ struct PodcastFeedTests {
     }
   }
 
+  @Test("bytes that are not UTF-8 in a UTF-8 document are refused, not handed to FoundationXML")
+  func invalidUTF8() throws {
+    // Found by the fuzz target: one byte 0xF9 in an element's name made FoundationXML trap.
+    var bytes = Array(sampleRSS.utf8)
+    // The "u" of "xmlns:itunes" on line 2.
+    let at = bytes.firstIndex(of: UInt8(ascii: "u"))!
+    bytes[at] = 0xF9
+    #expect(throws: PodcastFeedError.invalidXML(line: 2, reason: "not UTF-8")) {
+      try PodcastFeedParser.parse(Data(bytes), base: base)
+    }
+    // Declared Latin-1, the same byte is a letter: libxml2 converts it.
+    let latin1 =
+      Data("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss><channel><title>Caf".utf8)
+      + Data([0xE9]) + Data("</title></channel></rss>".utf8)
+    #expect(try PodcastFeedParser.parse(latin1, base: base).title == "Caf\u{E9}")
+  }
+
   @Test("entity expansion (a billion laughs) is refused by libxml2, quickly")
   func billionLaughs() {
     var dtd = "<!ENTITY e0 \"" + String(repeating: "a", count: 100) + "\">"
