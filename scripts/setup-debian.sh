@@ -20,6 +20,7 @@ packages=(
   libfftw3-dev        # fingerprints: the short-time spectra (FFTW, single precision)
   libpulse-dev        # PulseAudio's simple API: playback, and recording for "name that song"
   libxml2-dev         # podcast feeds: FoundationXML (XMLParser) links libxml2; a static build needs its .so
+  icecast2            # tests play a live station from a private Icecast server (ffmpeg is its source)
   ncurses-term        # terminfo for tmux-256color, xterm-direct, ...
   tmux                # the end-to-end tests drive the real screen through it
   pulseaudio pulseaudio-utils  # tests play through a private PulseAudio server (pactl, parec)

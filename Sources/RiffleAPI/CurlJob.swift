@@ -23,9 +23,9 @@ final class CurlJob: @unchecked Sendable {
   private var failure: HTTPError?
   private var stoppedByHandler = false
   private var finished = false
-  /// The cache validators of the response being received (reset by each status line, so a
-  /// redirect's are not kept).
-  private var validators: [String: String] = [:]
+  /// The kept headers (`HTTPResponse.keptNames`) of the response being received (reset by each
+  /// status line, so a redirect's are not kept).
+  private var keptHeaders: [String: String] = [:]
 
   init(client: HTTPClient, request: HTTPRequest, handlers: StreamHandlers, transfer: Transfer) {
     self.client = client
@@ -170,19 +170,19 @@ final class CurlJob: @unchecked Sendable {
       failure = .tooLarge(limit: request.maxBytes)
       return
     }
-    handlers.onValidators(validators)
+    handlers.onHeaders(keptHeaders)
     handlers.onResponse(status, contentType, length >= 0 ? Int64(length) : nil)
   }
 
-  /// Takes one header line; keeps only the cache validators.
+  /// Takes one header line; keeps only the headers named in `HTTPResponse.keptNames`.
   private func header(_ line: UnsafeRawBufferPointer) -> Int {
     let text = String(decoding: line.prefix(2048), as: UTF8.self)
     if text.hasPrefix("HTTP/") {
-      validators = [:]
+      keptHeaders = [:]
     } else if let colon = text.firstIndex(of: ":") {
       let name = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
-      if name == "etag" || name == "last-modified" {
-        validators[name] = text[text.index(after: colon)...]
+      if HTTPResponse.keptNames.contains(name) {
+        keptHeaders[name] = text[text.index(after: colon)...]
           .trimmingCharacters(in: .whitespacesAndNewlines)
       }
     }

@@ -36,11 +36,85 @@ public struct FeedSource: Sendable {
   private func fetch(
     _ url: URL, completion: @escaping @Sendable (Result<Data, FeedLoadError>) -> Void
   ) -> Transfer {
+    fetchAnswer(url) { result in
+      completion(
+        result.flatMap { answer in
+          switch answer {
+          case .body(let body): return .success(body)
+          case .live: return .failure(.feed(.notAFeed(expected: "a feed, not an audio stream")))
+          }
+        })
+    }
+  }
+
+  /// What an address answered: a document, or audio that does not end (a radio station).
+  enum Answer: Sendable {
+    case body(Data)
+    /// Audio (its content type, or `icy-*` headers, said so): the transfer was stopped at its
+    /// first bytes, which are never read as a feed.
+    case live(contentType: String?, headers: [String: String])
+  }
+
+  /// Fetches `url`, stopping at once when the answer is an audio stream (a station's stream
+  /// would otherwise be read up to `maxFeedBytes`, minutes of it).
+  @discardableResult
+  func fetchAnswer(
+    _ url: URL, completion: @escaping @Sendable (Result<Answer, FeedLoadError>) -> Void
+  ) -> Transfer {
     let request = HTTPRequest(
       url: url, headers: ["Accept": Self.accept], maxBytes: Self.maxFeedBytes)
-    return client.fetch(request) { result in
-      completion(result.map(\.body).mapError { .http($0) })
+    let collector = AnswerCollector()
+    return client.stream(
+      request,
+      handlers: StreamHandlers(
+        onResponse: { _, type, _ in collector.start(contentType: type) },
+        onData: { collector.append($0) },
+        onComplete: { error in
+          let answer = collector.answer
+          BackgroundWork.run("riffle.feed.answer") {
+            if case .live = answer { return completion(.success(answer)) }
+            completion(error.map { .failure(.http($0)) } ?? .success(answer))
+          }
+        },
+        onHeaders: { collector.headers = $0 }))
+  }
+}
+
+/// Gathers a feed's answer; decides from the headers whether it is a live audio stream.
+private final class AnswerCollector: @unchecked Sendable {
+  private let lock = NSLock()
+  private var body = Data()
+  private var contentType: String?
+  private var live = false
+  private var kept: [String: String] = [:]
+
+  var headers: [String: String] {
+    get { lock.withLock { kept } }
+    set { lock.withLock { kept = newValue } }
+  }
+
+  func start(contentType: String?) {
+    lock.withLock {
+      self.contentType = contentType
+      let type = contentType?.lowercased() ?? ""
+      live =
+        (type.hasPrefix("audio/") && !StationPlaylist.isPlaylistType(type))
+        || type.hasPrefix("application/ogg") || kept["icy-name"] != nil
+        || kept["icy-metaint"] != nil || kept["icy-br"] != nil
     }
+  }
+
+  /// False (stop) once the answer is known to be a stream.
+  func append(_ chunk: Data) -> Bool {
+    lock.withLock {
+      if live { return false }
+      body.append(chunk)
+      return true
+    }
+  }
+
+  var answer: FeedSource.Answer {
+    lock.withLock { live ? .live(contentType: contentType, headers: kept) : .body(body) }
   }
 }
 
@@ -58,11 +132,26 @@ extension FeedSource {
       asked = FeedPaging(page: number, pageSize: size)
       pageURL = Self.pageURL(url, page: number, pageSize: size)
     }
-    fetch(pageURL) { [asked, pageURL] result in
-      // The answer says what it is: XML is a podcast, anything else the song feed.
-      if case .success(let body) = result, PodcastFeedParser.looksLikeXML(body) {
-        completion(Self.podcastPage(body, url: url))
-        return
+    fetchAnswer(pageURL) { [asked, pageURL] answer in
+      // The answer says what it is: audio is a station, a playlist points at one, XML is a
+      // podcast, anything else the song feed.
+      if case .success(.live(_, let headers)) = answer {
+        return completion(.success(StationPlaylist.stationPage(url, headers: headers)))
+      }
+      if case .success(.body(let body)) = answer, let playlist = StationPlaylist.parse(body) {
+        return completion(
+          playlist.map {
+            StationPlaylist.stationPage($0.url, headers: $0.name.map { ["icy-name": $0] } ?? [:])
+          })
+      }
+      if case .success(.body(let body)) = answer, PodcastFeedParser.looksLikeXML(body) {
+        return completion(Self.podcastPage(body, url: url))
+      }
+      let result = answer.flatMap { answer -> Result<Data, FeedLoadError> in
+        guard case .body(let body) = answer else {
+          return .failure(.feed(.notAFeed(expected: "a feed")))
+        }
+        return .success(body)
       }
       completion(
         result.flatMap { body in

@@ -104,7 +104,7 @@ public struct PodcastFeeds: Sendable {
     self.cache = cache
   }
 
-  /// Fetches one show (conditionally when a copy is kept), keeps its answer and validators, and
+  /// Fetches one show (conditionally when a copy is kept), keeps its answer and headers, and
   /// hands back the feed; the completion runs off the main queue.
   public func refresh(
     _ url: URL, completion: @escaping @Sendable (Result<PodcastFeed, FeedLoadError>) -> Void
@@ -137,8 +137,8 @@ public struct PodcastFeeds: Sendable {
                 return
               }
               list[index].title = feed.title
-              list[index].etag = response.validators["etag"]
-              list[index].lastModified = response.validators["last-modified"]
+              list[index].etag = response.headers["etag"]
+              list[index].lastModified = response.headers["last-modified"]
             }
           }
           completion(.success(feed))
@@ -149,7 +149,7 @@ public struct PodcastFeeds: Sendable {
     }
   }
 
-  /// Follows a show: fetches it (it must be a podcast feed), keeps it and its validators.
+  /// Follows a show: fetches it (it must be a podcast feed), keeps it and its headers.
   public func subscribe(
     _ url: URL, completion: @escaping @Sendable (Result<PodcastFeed, Error>) -> Void
   ) {

@@ -53,7 +53,7 @@ public struct PageClient: Sendable {
   ) -> PageClient {
     PageClient { kind, cursor, done in
       switch kind {
-      case .feed(let url), .podcast(let url, _):
+      case .feed(let url), .podcast(let url, _), .station(let url, _):
         feeds.loadPage(url, cursor: cursor) { done($0.mapError(\.failure)) }
       case .search(let term):
         itunes.searchPage(term: term, cursor: cursor) { done($0.mapError(\.failure)) }

@@ -194,7 +194,10 @@ public final class PlaybackEngine: @unchecked Sendable {
             if !soundReported { Trace.mark("sample \(id)") }
             soundReported = true
             buffering = false
-            onEvent(.started(playID: id, duration: decoder.duration))
+            // A stream without a length (a radio station) has none; mpg123 would guess one
+            // from the bytes so far.
+            let duration = session.bytes.expectedLength == nil ? nil : decoder.duration
+            onEvent(.started(playID: id, duration: duration))
           }
           guard write(UnsafeRawBufferPointer(rebasing: scratch[0..<count]), for: session) else {
             return false

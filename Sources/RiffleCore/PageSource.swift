@@ -16,6 +16,9 @@ public enum SourceKind: Hashable, Sendable {
   case podcast(URL, show: String)
   /// The newest episodes of every show the user follows (`riffle podcasts`), newest first.
   case podcasts
+  /// A live radio station: one page whose audio does not end. `riffle URL` opens a `.feed`; an
+  /// answer that is an audio stream (or a playlist pointing at one) turns it into this.
+  case station(URL, name: String)
 
   /// How the status line names the source ("“blue”", "Mira Sol's top songs").
   public var label: String {
@@ -25,6 +28,7 @@ public enum SourceKind: Hashable, Sendable {
     case .artist(let name): return "\(name)\u{2019}s top songs"
     case .podcast(_, let show): return "\u{201C}\(show)\u{201D}"
     case .podcasts: return "your podcasts"
+    case .station(_, let name): return name
     }
   }
 
@@ -36,6 +40,7 @@ public enum SourceKind: Hashable, Sendable {
     case .artist: return label
     case .podcast(_, let show): return show
     case .podcasts: return "Your podcasts"
+    case .station(_, let name): return name + " \u{00B7} live"
     }
   }
 
@@ -47,6 +52,7 @@ public enum SourceKind: Hashable, Sendable {
     case .artist(let name): return "Finding \(name)\u{2019}s top songs\u{2026}"
     case .podcast: return "Loading episodes\u{2026}"
     case .podcasts: return "Checking your podcasts\u{2026}"
+    case .station: return "Tuning in\u{2026}"
     }
   }
 
@@ -58,6 +64,7 @@ public enum SourceKind: Hashable, Sendable {
     case .artist(let name): return "No songs found for the artist \u{201C}\(name)\u{201D}"
     case .podcast: return "The podcast has no episodes"
     case .podcasts: return "No podcasts followed: riffle podcast add URL"
+    case .station: return "The station sent nothing to play"
     }
   }
 
@@ -68,6 +75,7 @@ public enum SourceKind: Hashable, Sendable {
     case .search, .artist: return "End of the results"
     case .podcast: return "End of the podcast"
     case .podcasts: return "End of your podcasts"
+    case .station(_, let name): return "\(name) stopped sending"
     }
   }
 
@@ -84,6 +92,8 @@ public enum SourceKind: Hashable, Sendable {
       return count == 1 ? "skipped 1 item without audio" : "skipped \(count) items without audio"
     case .podcasts:
       return count == 1 ? "1 show could not be had" : "\(count) shows could not be had"
+    case .station:
+      return "\(count) left out"
     }
   }
 
@@ -91,7 +101,7 @@ public enum SourceKind: Hashable, Sendable {
   /// be a few songs each; a catalog's batches are 25 from a slower, rate-limited API.
   public var lookahead: Int {
     switch self {
-    case .feed, .podcast, .podcasts: return 3
+    case .feed, .podcast, .podcasts, .station: return 3
     case .search, .artist: return 5
     }
   }
@@ -100,7 +110,7 @@ public enum SourceKind: Hashable, Sendable {
   public var likeDestination: LikeDestination {
     switch self {
     case .feed: return .likesEndpoint
-    case .search, .artist, .podcast, .podcasts: return .localOnly
+    case .search, .artist, .podcast, .podcasts, .station: return .localOnly
     }
   }
 

@@ -23,12 +23,15 @@ private enum Paging {
   static let search = SourceKind.search("neon")
   static let artist = SourceKind.artist("Mira Sol")
   static let podcast = SourceKind.podcast(Fixture.feedURL, show: "Night Radio")
-  static let kinds = [feed, search, artist, podcast, SourceKind.podcasts]
+  static let kinds = [
+    feed, search, artist, podcast, SourceKind.podcasts,
+    SourceKind.station(URL(string: "http://radio.example/live")!, name: "Radio One"),
+  ]
 
   /// A later page as the kind counts pages.
   static func cursor(_ kind: SourceKind, _ n: Int) -> PageCursor {
     switch kind {
-    case .feed, .podcast, .podcasts: return .page(n, size: 10)
+    case .feed, .podcast, .podcasts, .station: return .page(n, size: 10)
     case .search, .artist: return .offset(n * 25, limit: 25)
     }
   }
