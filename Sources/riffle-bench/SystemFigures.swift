@@ -403,8 +403,10 @@ final class SystemFigures {
       let file = media.file(name)
       let made = try ChildProcess.run(
         "/usr/bin/ffmpeg",
-        ["-v", "error", "-y", "-stream_loop", "-1", "-i", source, "-t", "\(seconds)", "-ar",
-          "44100", "-c:a", "libmp3lame", "-b:a", "128k", file.path])
+        [
+          "-v", "error", "-y", "-stream_loop", "-1", "-i", source, "-t", "\(seconds)", "-ar",
+          "44100", "-c:a", "libmp3lame", "-b:a", "128k", file.path,
+        ])
       guard made == 0 else { throw BenchError("ffmpeg could not make \(name)") }
       files["/" + name] = try Data(contentsOf: file)
     }
