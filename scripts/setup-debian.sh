@@ -21,6 +21,8 @@ packages=(
   libsqlite3-dev      # the music library's index (SQLite with FTS5)
   libebur128-dev      # the music library: EBU R128 loudness of songs without ReplayGain
   libpulse-dev        # PulseAudio's simple API: playback, and recording for "name that song"
+  libxml2-dev         # podcast feeds: FoundationXML (XMLParser) links libxml2; a static build needs its .so
+  icecast2            # tests play a live station from a private Icecast server (ffmpeg is its source)
   ncurses-term        # terminfo for tmux-256color, xterm-direct, ...
   tmux                # the end-to-end tests drive the real screen through it
   pulseaudio pulseaudio-utils  # tests play through a private PulseAudio server (pactl, parec)

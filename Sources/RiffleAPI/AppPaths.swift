@@ -33,6 +33,10 @@ public struct AppPaths: Sendable, Equatable {
   }
 
   public var likesFile: URL { data.appendingPathComponent("likes.json") }
+  /// The shows the user follows.
+  public var podcastsFile: URL { data.appendingPathComponent("podcasts.json") }
+  /// Where each podcast episode was left.
+  public var episodePositionsFile: URL { data.appendingPathComponent("episode-positions.json") }
   public var logFile: URL { cache.appendingPathComponent("riffle.log") }
   /// The session a start without arguments picks up.
   public var sessionFile: URL { data.appendingPathComponent("session.json") }

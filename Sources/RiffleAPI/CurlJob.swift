@@ -23,6 +23,9 @@ final class CurlJob: @unchecked Sendable {
   private var failure: HTTPError?
   private var stoppedByHandler = false
   private var finished = false
+  /// The kept headers (`HTTPResponse.keptNames`) of the response being received (reset by each
+  /// status line, so a redirect's are not kept).
+  private var keptHeaders: [String: String] = [:]
 
   init(client: HTTPClient, request: HTTPRequest, handlers: StreamHandlers, transfer: Transfer) {
     self.client = client
@@ -62,6 +65,8 @@ final class CurlJob: @unchecked Sendable {
     }
     riffle_curl_setopt_data_cb(library, curl, CURLOPT_WRITEFUNCTION, CurlJob.writeCallback)
     riffle_curl_setopt_pointer(library, curl, CURLOPT_WRITEDATA, me)
+    riffle_curl_setopt_data_cb(library, curl, CURLOPT_HEADERFUNCTION, CurlJob.headerCallback)
+    riffle_curl_setopt_pointer(library, curl, CURLOPT_HEADERDATA, me)
     riffle_curl_setopt_long(library, curl, CURLOPT_NOPROGRESS, 0)
     riffle_curl_setopt_xferinfo_cb(library, curl, CurlJob.progressCallback)
     riffle_curl_setopt_pointer(library, curl, CURLOPT_XFERINFODATA, me)
@@ -165,7 +170,29 @@ final class CurlJob: @unchecked Sendable {
       failure = .tooLarge(limit: request.maxBytes)
       return
     }
+    handlers.onHeaders(keptHeaders)
     handlers.onResponse(status, contentType, length >= 0 ? Int64(length) : nil)
+  }
+
+  /// Takes one header line; keeps only the headers named in `HTTPResponse.keptNames`.
+  private func header(_ line: UnsafeRawBufferPointer) -> Int {
+    let text = String(decoding: line.prefix(2048), as: UTF8.self)
+    if text.hasPrefix("HTTP/") {
+      keptHeaders = [:]
+    } else if let colon = text.firstIndex(of: ":") {
+      let name = text[..<colon].trimmingCharacters(in: .whitespaces).lowercased()
+      if HTTPResponse.keptNames.contains(name) {
+        keptHeaders[name] = text[text.index(after: colon)...]
+          .trimmingCharacters(in: .whitespacesAndNewlines)
+      }
+    }
+    return line.count
+  }
+
+  private static let headerCallback: riffle_curl_data_cb = { data, size, count, context in
+    guard let data, let context else { return 0 }
+    let job = Unmanaged<CurlJob>.fromOpaque(context).takeUnretainedValue()
+    return job.header(UnsafeRawBufferPointer(start: data, count: size * count))
   }
 
   /// Takes a chunk from curl; returning anything but the chunk's size aborts the transfer.

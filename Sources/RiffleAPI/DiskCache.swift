@@ -61,6 +61,55 @@ public final class DiskCache: @unchecked Sendable {
     }
   }
 
+  /// Downloads `url` straight into the cache (a podcast episode kept for offline listening):
+  /// streamed to a temporary file beside the copies, never held in memory, then renamed into
+  /// place and the oldest copies evicted beyond the capacity. Calls `completion` with the size
+  /// kept, off the caller's thread.
+  public func download(
+    _ url: URL, client: HTTPClient = .shared,
+    completion: @escaping @Sendable (Result<Int64, HTTPError>) -> Void
+  ) {
+    let name = Self.name(for: url)
+    let temporary = folder.appendingPathComponent(
+      AtomicFile.temporaryName(for: name, pid: getpid()))
+    do {
+      try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+      guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
+        throw POSIXError.current("create \(temporary.path)")
+      }
+    } catch {
+      return completion(.failure(.transport("cannot write into the cache: \(error)")))
+    }
+    guard let handle = try? FileHandle(forWritingTo: temporary) else {
+      return completion(.failure(.transport("cannot write into the cache")))
+    }
+    let capacity = self.capacity
+    let written = Counter()
+    client.stream(
+      HTTPRequest(url: url, maxBytes: Int(min(capacity, 4_000_000_000))),
+      handlers: StreamHandlers(
+        onData: { chunk in
+          guard (try? handle.write(contentsOf: chunk)) != nil else { return false }
+          return written.add(chunk.count) <= capacity
+        },
+        onComplete: { [self] error in
+          try? handle.synchronize()
+          try? handle.close()
+          if let error {
+            try? FileManager.default.removeItem(at: temporary)
+            return completion(.failure(error))
+          }
+          lock.withLock {
+            let target = folder.appendingPathComponent(name)
+            if rename(temporary.path, target.path) != 0 {
+              try? FileManager.default.removeItem(at: temporary)
+            }
+            evict()
+          }
+          completion(.success(written.value))
+        }))
+  }
+
   /// Bytes the cache holds now.
   public var size: Int64 {
     entries().reduce(0) { $0 + $1.size }
@@ -88,4 +137,16 @@ public final class DiskCache: @unchecked Sendable {
       total -= oldest.size
     }
   }
+}
+
+/// Bytes counted from a transfer's thread.
+private final class Counter: @unchecked Sendable {
+  private let lock = NSLock()
+  private var total: Int64 = 0
+  func add(_ count: Int) -> Int64 {
+    lock.withLock {
+      total += Int64(count); return total
+    }
+  }
+  var value: Int64 { lock.withLock { total } }
 }

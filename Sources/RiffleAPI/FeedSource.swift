@@ -52,24 +52,113 @@ public struct FeedSource: Sendable {
   public func load(
     _ url: URL, completion: @escaping @Sendable (Result<FeedPage, FeedLoadError>) -> Void
   ) -> Transfer {
-    var headers = ["Accept": "application/json"]
+    fetch(url) { result in
+      completion(
+        result.flatMap { body in
+          Result { () throws(FeedError) in try FeedDecoder.decode(body, base: url) }
+            .mapError { .feed($0) }
+        })
+    }
+  }
+
+  /// What a feed's answer can be: the Suno JSON feed, or a podcast's RSS or Atom.
+  public static let accept =
+    "application/json, application/rss+xml, application/atom+xml, application/xml;q=0.9, "
+    + "text/xml;q=0.9, */*;q=0.5"
+
+  @discardableResult
+  private func fetch(
+    _ url: URL, completion: @escaping @Sendable (Result<Data, FeedLoadError>) -> Void
+  ) -> Transfer {
+    fetchAnswer(url) { result in
+      completion(
+        result.flatMap { answer in
+          switch answer {
+          case .body(let body): return .success(body)
+          case .live: return .failure(.feed(.notAFeed(expected: "a feed, not an audio stream")))
+          }
+        })
+    }
+  }
+
+  /// What an address answered: a document, or audio that does not end (a radio station).
+  enum Answer: Sendable {
+    case body(Data)
+    /// Audio (its content type, or `icy-*` headers, said so): the transfer was stopped at its
+    /// first bytes, which are never read as a feed.
+    case live(contentType: String?, headers: [String: String])
+  }
+
+  /// Fetches `url`, stopping at once when the answer is an audio stream (a station's stream
+  /// would otherwise be read up to `maxFeedBytes`, minutes of it).
+  @discardableResult
+  func fetchAnswer(
+    _ url: URL, completion: @escaping @Sendable (Result<Answer, FeedLoadError>) -> Void
+  ) -> Transfer {
+    var headers = ["Accept": Self.accept]
     let authorization = token?.header(for: url)
     if let authorization { headers["Authorization"] = authorization }
     let request = HTTPRequest(url: url, headers: headers, maxBytes: Self.maxFeedBytes)
-    return client.fetch(request) { result in
-      switch result {
-      case .failure(.status(let code, let host, _, _)) where code == 401 || code == 403:
-        completion(.failure(.signIn(status: code, host: host, tokenSent: authorization != nil)))
-      case .failure(let error):
-        completion(.failure(.http(error)))
-      case .success(let response):
-        do throws(FeedError) {
-          completion(.success(try FeedDecoder.decode(response.body, base: url)))
-        } catch {
-          completion(.failure(.feed(error)))
-        }
-      }
+    let collector = AnswerCollector()
+    return client.stream(
+      request,
+      handlers: StreamHandlers(
+        onResponse: { _, type, _ in collector.start(contentType: type) },
+        onData: { collector.append($0) },
+        onComplete: { error in
+          let answer = collector.answer
+          BackgroundWork.run("riffle.feed.answer") {
+            if case .live = answer { return completion(.success(answer)) }
+            switch error {
+            case .status(let code, let host, _, _)? where code == 401 || code == 403:
+              completion(
+                .failure(.signIn(status: code, host: host, tokenSent: authorization != nil)))
+            case let error?:
+              completion(.failure(.http(error)))
+            case nil:
+              completion(.success(answer))
+            }
+          }
+        },
+        onHeaders: { collector.headers = $0 }))
+  }
+}
+
+/// Gathers a feed's answer; decides from the headers whether it is a live audio stream.
+private final class AnswerCollector: @unchecked Sendable {
+  private let lock = NSLock()
+  private var body = Data()
+  private var contentType: String?
+  private var live = false
+  private var kept: [String: String] = [:]
+
+  var headers: [String: String] {
+    get { lock.withLock { kept } }
+    set { lock.withLock { kept = newValue } }
+  }
+
+  func start(contentType: String?) {
+    lock.withLock {
+      self.contentType = contentType
+      let type = contentType?.lowercased() ?? ""
+      live =
+        (type.hasPrefix("audio/") && !StationPlaylist.isPlaylistType(type))
+        || type.hasPrefix("application/ogg") || kept["icy-name"] != nil
+        || kept["icy-metaint"] != nil || kept["icy-br"] != nil
     }
+  }
+
+  /// False (stop) once the answer is known to be a stream.
+  func append(_ chunk: Data) -> Bool {
+    lock.withLock {
+      if live { return false }
+      body.append(chunk)
+      return true
+    }
+  }
+
+  var answer: FeedSource.Answer {
+    lock.withLock { live ? .live(contentType: contentType, headers: kept) : .body(body) }
   }
 }
 
@@ -87,9 +176,32 @@ extension FeedSource {
       asked = FeedPaging(page: number, pageSize: size)
       pageURL = Self.pageURL(url, page: number, pageSize: size)
     }
-    load(pageURL) { [asked] result in
+    fetchAnswer(pageURL) { [asked, pageURL] answer in
+      // The answer says what it is: audio is a station, a playlist points at one, XML is a
+      // podcast, anything else the song feed.
+      if case .success(.live(_, let headers)) = answer {
+        return completion(.success(StationPlaylist.stationPage(url, headers: headers)))
+      }
+      if case .success(.body(let body)) = answer, let playlist = StationPlaylist.parse(body) {
+        return completion(
+          playlist.map {
+            StationPlaylist.stationPage($0.url, headers: $0.name.map { ["icy-name": $0] } ?? [:])
+          })
+      }
+      if case .success(.body(let body)) = answer, PodcastFeedParser.looksLikeXML(body) {
+        return completion(Self.podcastPage(body, url: url))
+      }
+      let result = answer.flatMap { answer -> Result<Data, FeedLoadError> in
+        guard case .body(let body) = answer else {
+          return .failure(.feed(.notAFeed(expected: "a feed")))
+        }
+        return .success(body)
+      }
       completion(
-        result.map { page in
+        result.flatMap { body in
+          Result { () throws(FeedError) in try FeedDecoder.decode(body, base: pageURL) }
+            .mapError { .feed($0) }
+        }.map { page in
           for note in page.skipped + page.notReady {
             FileHandle.standardError.write(Data("feed: \(note)\n".utf8))
           }
@@ -100,6 +212,19 @@ extension FeedSource {
             notReady: page.notReady.count)
         })
     }
+  }
+
+  /// A podcast's episodes as one page, the source turned into `.podcast`.
+  static func podcastPage(_ body: Data, url: URL) -> Result<SourcePage, FeedLoadError> {
+    Result { () throws(PodcastFeedError) in try PodcastFeedParser.parse(body, base: url) }
+      .mapError { .podcast($0) }
+      .map { feed in
+        for note in feed.skipped {
+          FileHandle.standardError.write(Data("podcast: \(note)\n".utf8))
+        }
+        return SourcePage(
+          songs: feed.songs, skipped: feed.skipped.count, kind: .podcast(url, show: feed.title))
+      }
   }
 
   /// The URL of page `page` of a feed: its own query with `page` (and `page_size`) set.
@@ -119,6 +244,7 @@ extension FeedSource {
 public enum FeedLoadError: Error, Equatable, Sendable, TransferFailure, ReportableFailure {
   case http(HTTPError)
   case feed(FeedError)
+  case podcast(PodcastFeedError)
   /// The feed refused us (401 or 403): it needs a sign-in, or the token sent is not (or no
   /// longer) good.
   case signIn(status: Int, host: String, tokenSent: Bool)
@@ -127,6 +253,7 @@ public enum FeedLoadError: Error, Equatable, Sendable, TransferFailure, Reportab
     switch self {
     case .http(let error): return error.userMessage
     case .feed(let error): return error.userMessage
+    case .podcast(let error): return error.userMessage
     case .signIn(let status, let host, let tokenSent):
       return tokenSent
         ? "\(host) refused the token (\(status)): set a new token in config.toml or RIFFLE_TOKEN"

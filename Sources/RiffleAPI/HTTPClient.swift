@@ -2,14 +2,27 @@ import Foundation
 
 /// What came back from a finished transfer.
 public struct HTTPResponse: Sendable {
+  /// The headers a response keeps: cache validators (conditional GETs of podcast feeds) and a
+  /// radio station's `icy-*` description.
+  public static let keptNames: Set<String> = [
+    "etag", "last-modified", "icy-name", "icy-genre", "icy-description", "icy-url", "icy-br",
+    "icy-metaint",
+  ]
+
   public var status: Int
   public var contentType: String?
   public var body: Data
+  /// The response's headers named in `keptNames` (lowercased), when it sent them. No other
+  /// header is kept: none of these can carry a cookie or a token into a log.
+  public var headers: [String: String]
 
-  public init(status: Int, contentType: String?, body: Data) {
+  public init(
+    status: Int, contentType: String?, body: Data, headers: [String: String] = [:]
+  ) {
     self.status = status
     self.contentType = contentType
     self.body = body
+    self.headers = headers
   }
 }
 
@@ -116,15 +129,20 @@ public struct StreamHandlers: Sendable {
   public var onData: @Sendable (Data) -> Bool
   /// The end: nil when the body arrived whole.
   public var onComplete: @Sendable (HTTPError?) -> Void
+  /// The final response's cache headers (see `HTTPResponse.headers`), just before
+  /// `onResponse`.
+  public var onHeaders: @Sendable ([String: String]) -> Void
 
   public init(
     onResponse: @escaping @Sendable (Int, String?, Int64?) -> Void = { _, _, _ in },
     onData: @escaping @Sendable (Data) -> Bool,
-    onComplete: @escaping @Sendable (HTTPError?) -> Void
+    onComplete: @escaping @Sendable (HTTPError?) -> Void,
+    onHeaders: @escaping @Sendable ([String: String]) -> Void = { _ in }
   ) {
     self.onResponse = onResponse
     self.onData = onData
     self.onComplete = onComplete
+    self.onHeaders = onHeaders
   }
 }
 
@@ -172,7 +190,8 @@ public final class HTTPClient: Sendable {
               collector.response())
           // Decoding a large body must not hold up the other transfers on the loop thread.
           BackgroundWork.run("riffle.http.completion") { completion(result) }
-        }))
+        },
+        onHeaders: { collector.headers = $0 }))
   }
 
   /// Fetches a whole body, blocking the calling thread; for tools and tests, never the main queue.
@@ -213,6 +232,12 @@ private final class BodyCollector: @unchecked Sendable {
   private var status = 0
   private var contentType: String?
   private var body = Data()
+  private var _keptHeaders: [String: String] = [:]
+
+  var headers: [String: String] {
+    get { lock.withLock { _keptHeaders } }
+    set { lock.withLock { _keptHeaders = newValue } }
+  }
 
   func start(status: Int, contentType: String?) {
     lock.withLock {
@@ -225,6 +250,8 @@ private final class BodyCollector: @unchecked Sendable {
     return true
   }
   func response() -> HTTPResponse {
-    lock.withLock { HTTPResponse(status: status, contentType: contentType, body: body) }
+    lock.withLock {
+      HTTPResponse(status: status, contentType: contentType, body: body, headers: _keptHeaders)
+    }
   }
 }

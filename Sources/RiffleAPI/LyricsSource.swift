@@ -39,10 +39,47 @@ public struct LyricsSource: Sendable {
     BackgroundWork.run("riffle.lyrics", qos: .userInitiated) { find(song, completion: completion) }
   }
 
+  /// An episode's notes as plain lines, followed by its chapters ("12:05  Title") when it has a
+  /// Podcasting 2.0 chapters file; a chapters file that cannot be had costs only the chapters.
+  private func episodeNotes(
+    _ song: Song, completion: @escaping @Sendable (Result<Lyrics, LyricsLoadError>) -> Void
+  ) {
+    let notes = song.notes.map { HTMLText.lines($0, width: HTMLText.measure) } ?? []
+    guard let url = song.chaptersURL else { return completion(.success(.plain(notes))) }
+    client.fetch(
+      HTTPRequest(url: url, headers: ["Accept": "application/json"], maxBytes: 1_000_000)
+    ) { result in
+      let chapters = (try? result.get()).flatMap { try? Self.chapters($0.body) } ?? []
+      guard !chapters.isEmpty else {
+        return completion(.success(notes.isEmpty ? .notFound : .plain(notes)))
+      }
+      let lines = chapters.map { formatTime($0.start) + "  " + $0.title }
+      completion(.success(.plain(notes + (notes.isEmpty ? [] : [""]) + ["Chapters"] + lines)))
+    }
+  }
+
+  /// The chapters of a Podcasting 2.0 chapters file (`{"chapters": [{"startTime", "title"}]}`),
+  /// in time order; chapters marked `"toc": false` are left out, as players do.
+  public static func chapters(_ body: Data) throws -> [(start: Double, title: String)] {
+    let root = try JSONValue.parse(body)
+    let list = root["chapters"]?.array ?? []
+    return list.compactMap { entry -> (start: Double, title: String)? in
+      guard let start = entry["startTime"]?.double, start >= 0, start.isFinite,
+        entry["toc"]?.bool != false
+      else { return nil }
+      let title = TextSanitizer.sanitize(entry["title"]?.text ?? "")
+      return (start, title.isEmpty ? "Chapter" : String(title.prefix(200)))
+    }.prefix(1000).sorted { $0.start < $1.start }
+  }
+
   /// The .lrc file, the cache, then LRCLIB.
   private func find(
     _ song: Song, completion: @escaping @Sendable (Result<Lyrics, LyricsLoadError>) -> Void
   ) {
+    // A podcast episode's description (and its chapters) is its text; no lyrics service knows it.
+    if song.notes != nil || song.chaptersURL != nil {
+      return episodeNotes(song, completion: completion)
+    }
     if song.audioURL.isFileURL, let local = Self.localLyrics(besideAudio: song.audioURL) {
       return completion(.success(local))
     }

@@ -67,16 +67,17 @@ public struct PageClient: Sendable {
     self.load = load
   }
 
-  /// Feeds through `feeds`, searches and artists through the iTunes Search API, Apple's
-  /// charts through `charts`, playlists through the HTTP client, the library from its index.
+  /// Feeds (and podcasts) through `feeds`, searches and artists through the iTunes Search API,
+  /// Apple's charts through `charts`, the shows the user follows through `podcasts`, playlists
+  /// through the HTTP client, the library from its index.
   public static func live(
     feeds: FeedSource, itunes: ITunesCatalog, charts: AppleCharts? = nil,
-    library: @escaping @Sendable () -> LibraryIndex? = { nil }
+    podcasts: PodcastFeeds? = nil, library: @escaping @Sendable () -> LibraryIndex? = { nil }
   ) -> PageClient {
     let charts = charts ?? AppleCharts(itunes: itunes)
     return PageClient { kind, cursor, done in
       switch kind {
-      case .feed(let url):
+      case .feed(let url), .podcast(let url, _), .station(let url, _):
         feeds.loadPage(url, cursor: cursor) { done($0.mapError(\.failure)) }
       case .search(let term):
         itunes.searchPage(term: term, cursor: cursor) { done($0.mapError(\.failure)) }
@@ -95,6 +96,11 @@ public struct PageClient: Sendable {
         itunes.artistPage(id: id, name: name) { done($0.mapError(\.failure)) }
       case .charts(let genre, let country):
         charts.page(genre: genre, country: country) { done($0.mapError(\.failure)) }
+      case .podcasts:
+        guard let podcasts else {
+          return done(.failure(FeedLoadError.http(.transport("no podcasts here")).failure))
+        }
+        podcasts.latestPage { done($0.mapError(\.failure)) }
       }
     }
   }
@@ -155,21 +161,70 @@ public struct AudioClient: Sendable {
     self.setGain = setGain
   }
 
-  /// The playback engine, reporting its events through `send`.
+  /// The playback engine, reporting its events through `send`. With `positions`, a podcast
+  /// episode starts where it was left, its position is kept as it plays, and it is marked played
+  /// near its end.
   public static func live(
     cache: DiskCache?,
     output: @escaping @Sendable () throws -> any AudioOutput,
-    events: @escaping @Sendable (PlaybackEvent) -> Void
+    events: @escaping @Sendable (PlaybackEvent) -> Void,
+    positions: EpisodePositions? = nil
   ) -> AudioClient {
-    let engine = PlaybackEngine(cache: cache, output: output, onEvent: events)
+    let episode = EpisodeTracker()
+    let engine = PlaybackEngine(
+      cache: cache, output: output,
+      onEvent: { event in
+        if case .finished(let id) = event, let song = episode.song(playing: id) {
+          positions?.markPlayed(song.id)
+        }
+        events(event)
+      })
     return AudioClient(
-      play: { song, id in engine.play(song.audioURL, playID: id) },
-      pause: { engine.pause() },
+      play: { song, id in
+        let isEpisode = positions != nil && song.id.hasPrefix("podcast:")
+        episode.set(isEpisode ? (id, song) : nil)
+        engine.play(song.audioURL, playID: id)
+        // The engine holds a seek asked for before the decoder exists until it does.
+        if isEpisode, let start = positions?.resumePoint(song.id) {
+          engine.seek(to: start, playID: id)
+        }
+      },
+      pause: {
+        engine.pause()
+        if let (id, song) = episode.current, let at = engine.position(playID: id) {
+          positions?.note(song.id, position: at, duration: song.duration, now: true)
+        }
+      },
       resume: { engine.resume() },
       seek: { seconds, id in engine.seek(to: seconds, playID: id) },
-      position: { engine.position(playID: $0) },
-      shutdown: { engine.shutdown() },
+      position: { id in
+        let at = engine.position(playID: id)
+        if let at, let song = episode.song(playing: id) {
+          positions?.note(song.id, position: at, duration: song.duration)
+        }
+        return at
+      },
+      shutdown: {
+        if let (id, song) = episode.current, let at = engine.position(playID: id) {
+          positions?.note(song.id, position: at, duration: song.duration, now: true)
+        }
+        positions?.flush()
+        engine.shutdown()
+      },
       setGain: { engine.setGain($0) })
+  }
+}
+
+/// The podcast episode being played, if one is: its play request and song.
+private final class EpisodeTracker: @unchecked Sendable {
+  private let lock = NSLock()
+  private var playing: (Int, Song)?
+
+  func set(_ value: (Int, Song)?) { lock.withLock { playing = value } }
+  var current: (Int, Song)? { lock.withLock { playing } }
+
+  func song(playing id: Int) -> Song? {
+    lock.withLock { playing.flatMap { $0.0 == id ? $0.1 : nil } }
   }
 }
 

@@ -53,6 +53,24 @@ public enum AudioSniffer {
       if b.count < length + 4 { return .mp3 }
       if mpegFrameLength(b, at: length) != nil { return .mp3 }
     }
+    return joinedMidFrame(b)
+  }
+
+  /// A live stream (a radio station) is joined wherever its server is: the first frame may
+  /// start anywhere in the first bytes. Three frames in a row, each where the one before ends,
+  /// say MP3 or ADTS AAC (the decoders find the first frame themselves).
+  private static func joinedMidFrame(_ b: [UInt8]) -> AudioKind {
+    guard b.count >= 64 else { return .unknown }
+    for offset in 1..<(b.count - 4) where b[offset] == 0xFF {
+      for (kind, frame) in [
+        (AudioKind.mp3, mpegFrameLength as ([UInt8], Int) -> Int?), (.aac, adtsFrameLength),
+      ] {
+        guard let first = frame(b, offset), let second = frame(b, offset + first),
+          frame(b, offset + first + second) != nil
+        else { continue }
+        return kind
+      }
+    }
     return .unknown
   }
 

@@ -151,7 +151,20 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// file has none: its playing thread reads the file itself.
   private func startDownload(_ session: Session, from offset: Int64) {
     guard let buffer = session.download else { return }
-    let generation = buffer.restart(at: offset)
+    streamDownload(session, buffer, generation: buffer.restart(at: offset), from: offset)
+  }
+
+  /// Continues a download the buffer stopped ahead of the reader, once the reader nears its end.
+  private func refillIfDue(_ session: Session) {
+    guard let buffer = session.download, let (generation, offset) = buffer.takeRefill() else {
+      return
+    }
+    streamDownload(session, buffer, generation: generation, from: offset)
+  }
+
+  private func streamDownload(
+    _ session: Session, _ buffer: SongBuffer, generation: Int, from offset: Int64
+  ) {
     let transfer = client.stream(
       HTTPRequest(url: session.source, maxBytes: 500_000_000, offset: offset),
       handlers: StreamHandlers(
@@ -189,7 +202,10 @@ public final class PlaybackEngine: @unchecked Sendable {
             if !soundReported { Trace.mark("sample \(id)") }
             soundReported = true
             buffering = false
-            onEvent(.started(playID: id, duration: decoder.duration))
+            // A stream without a length (a radio station) has none; mpg123 would guess one
+            // from the bytes so far.
+            let duration = session.bytes.expectedLength == nil ? nil : decoder.duration
+            onEvent(.started(playID: id, duration: duration))
           }
           let pcm = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
           PCMGain.apply(lock.withLock { gain }, to: pcm)
@@ -208,6 +224,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         if let decoder, let seconds = session.takeSeek() {
           try seek(decoder, to: seconds, in: session)
         }
+        refillIfDue(session)
         switch session.bytes.read(timeout: stallReportDelay, interrupt: { session.hasPendingSeek })
         {
         case .cancelled:

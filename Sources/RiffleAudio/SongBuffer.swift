@@ -6,6 +6,13 @@ import Foundation
 /// the download ends, or the buffer is cancelled. A seek inside what has arrived just moves the
 /// position; a seek beyond it restarts the buffer at that offset for a Range request, and chunks
 /// from the older download are refused by its generation number.
+///
+/// The buffer is bounded, so an hour-long episode is never held whole: a download that gets
+/// `aheadLimit` bytes ahead of the reader is stopped (`suspended`) and continued by a Range
+/// request once the reader is within half of that of its end (`takeRefill`), and once more than
+/// `capacity` bytes are held, all but `keptBehind` of what lies behind the reader is let go (a
+/// seek back there starts a Range request). A song smaller than `capacity` is kept whole, as
+/// before, so it can still be cached when it ends.
 final class SongBuffer: @unchecked Sendable {
   enum Read {
     case bytes(Data)
@@ -26,6 +33,26 @@ final class SongBuffer: @unchecked Sendable {
   private var cancelled = false
   private var _generation = 0
   private var _expectedLength: Int64?
+  /// File offset the current download started from (a Range response's length counts from it).
+  private var downloadOffset: Int64 = 0
+  /// The download was stopped here because the reader was far behind; nil while it runs.
+  private var suspendedAt: Int64?
+
+  /// The most bytes held ahead of the reader before the download is stopped.
+  let aheadLimit: Int
+  /// The most bytes held before those behind the reader are let go.
+  let capacity: Int
+  /// What is kept behind the reader when bytes are let go (a short seek back stays here).
+  let keptBehind: Int
+
+  init(capacity: Int = 16 << 20, aheadLimit: Int = 8 << 20, keptBehind: Int = 2 << 20) {
+    self.capacity = capacity
+    self.aheadLimit = aheadLimit
+    self.keptBehind = keptBehind
+  }
+
+  /// The bytes held now (for tests and figures).
+  var heldBytes: Int { condition.withLock { data.count } }
 
   /// Numbers each download feeding this buffer; only the latest may append.
   var generation: Int { condition.withLock { _generation } }
@@ -53,8 +80,8 @@ final class SongBuffer: @unchecked Sendable {
   func setLength(_ length: Int64?, generation: Int) {
     condition.withLock {
       guard generation == _generation, let length else { return }
-      // A Range response reports the remaining length; the whole is base + remaining.
-      _expectedLength = base + length
+      // A Range response reports the remaining length; the whole is where it started plus that.
+      _expectedLength = downloadOffset + length
     }
   }
 
@@ -64,6 +91,20 @@ final class SongBuffer: @unchecked Sendable {
       guard generation == _generation, !cancelled else { return false }
       data.append(chunk)
       condition.broadcast()
+      if data.count > capacity {
+        let behind = Int(position - base)
+        if behind > keptBehind {
+          let drop = behind - keptBehind
+          data.removeSubrange(0..<drop)
+          base += Int64(drop)
+        }
+      }
+      if base + Int64(data.count) - position >= Int64(aheadLimit) {
+        // Far enough ahead: stop this download; `takeRefill` continues it from here.
+        suspendedAt = base + Int64(data.count)
+        _generation += 1
+        return false
+      }
       return true
     }
   }
@@ -104,11 +145,28 @@ final class SongBuffer: @unchecked Sendable {
       _generation += 1
       base = offset
       position = offset
+      downloadOffset = offset
+      suspendedAt = nil
       data = Data()
       finished = false
       error = nil
       condition.broadcast()
       return _generation
+    }
+  }
+
+  /// When the download was stopped ahead of the reader and the reader has come within half of
+  /// `aheadLimit` of the end: the generation and offset of the download to start, which
+  /// continues the buffer where it stopped; nil otherwise.
+  func takeRefill() -> (generation: Int, offset: Int64)? {
+    condition.withLock {
+      guard let at = suspendedAt, !cancelled, at - position < Int64(aheadLimit / 2) else {
+        return nil
+      }
+      suspendedAt = nil
+      downloadOffset = at
+      _generation += 1
+      return (_generation, at)
     }
   }
 

@@ -23,6 +23,14 @@ public enum SourceKind: Hashable, Sendable, Codable {
   /// Apple's chart of the most-played songs in a country (a two-letter code), kept to one
   /// genre when one is named.
   case charts(genre: String?, country: String)
+  /// A podcast's episodes, newest first: a feed URL whose answer was RSS or Atom, and the show's
+  /// name. `riffle URL` opens a `.feed`; the answer turns it into this (`SourcePage.kind`).
+  case podcast(URL, show: String)
+  /// The newest episodes of every show the user follows (`riffle podcasts`), newest first.
+  case podcasts
+  /// A live radio station: one page whose audio does not end. `riffle URL` opens a `.feed`; an
+  /// answer that is an audio stream (or a playlist pointing at one) turns it into this.
+  case station(URL, name: String)
 
   /// How the status line names the source ("“blue”", "Mira Sol's top songs").
   public var label: String {
@@ -35,6 +43,9 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .artist(let name), .artistID(_, let name): return "\(name)\u{2019}s top songs"
     case .charts(let genre, let country):
       return "Top \(genre.map { $0 + " " } ?? "")songs \u{00B7} \(country.uppercased())"
+    case .podcast(_, let show): return "\u{201C}\(show)\u{201D}"
+    case .podcasts: return "your podcasts"
+    case .station(_, let name): return name
     }
   }
 
@@ -47,6 +58,9 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .library(let query): return query.title
     case .search(let term): return "Results for \u{201C}\(term)\u{201D}"
     case .artist, .artistID, .charts: return label
+    case .podcast(_, let show): return show
+    case .podcasts: return "Your podcasts"
+    case .station(_, let name): return name + " \u{00B7} live"
     }
   }
 
@@ -60,6 +74,9 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .artist(let name), .artistID(_, let name):
       return "Finding \(name)\u{2019}s top songs\u{2026}"
     case .charts: return "Loading the chart\u{2026}"
+    case .podcast: return "Loading episodes\u{2026}"
+    case .podcasts: return "Checking your podcasts\u{2026}"
+    case .station: return "Tuning in\u{2026}"
     }
   }
 
@@ -78,6 +95,9 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .charts(let genre?, let country):
       return "No \(genre) songs in the \(country.uppercased()) chart"
     case .charts(nil, let country): return "The \(country.uppercased()) chart has no songs"
+    case .podcast: return "The podcast has no episodes"
+    case .podcasts: return "No podcasts followed: riffle podcast add URL"
+    case .station: return "The station sent nothing to play"
     }
   }
 
@@ -90,6 +110,9 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .library: return "End of the library"
     case .search, .artist, .artistID: return "End of the results"
     case .charts: return "End of the chart"
+    case .podcast: return "End of the podcast"
+    case .podcasts: return "End of your podcasts"
+    case .station(_, let name): return "\(name) stopped sending"
     }
   }
 
@@ -105,6 +128,12 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .playlist, .queue, .library:
       return count == 1
         ? "skipped 1 entry that cannot be played" : "skipped \(count) entries that cannot be played"
+    case .podcast:
+      return count == 1 ? "skipped 1 item without audio" : "skipped \(count) items without audio"
+    case .podcasts:
+      return count == 1 ? "1 show could not be had" : "\(count) shows could not be had"
+    case .station:
+      return "\(count) left out"
     }
   }
 
@@ -112,7 +141,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
   /// be a few songs each; a catalog's batches are 25 from a slower, rate-limited API.
   public var lookahead: Int {
     switch self {
-    case .feed, .playlist, .queue, .library: return 3
+    case .feed, .playlist, .queue, .library, .podcast, .podcasts, .station: return 3
     case .search, .artist, .artistID, .charts: return 5
     }
   }
@@ -154,10 +183,13 @@ public struct SourcePage: Equatable, Sendable {
   /// Instead of songs: the artists a name matches when the best match is not clear, for the
   /// user to choose from.
   public var choices: [ArtistMatch]
+  /// What the answer showed the source to be, when that is not what was asked for (a feed URL
+  /// that answered with a podcast); the source takes this kind from its first page on.
+  public var kind: SourceKind?
 
   public init(
     songs: [Song], next: PageCursor? = nil, skipped: Int = 0, hidden: Int = 0, notReady: Int = 0,
-    choices: [ArtistMatch] = []
+    choices: [ArtistMatch] = [], kind: SourceKind? = nil
   ) {
     self.songs = songs
     self.next = next
@@ -165,6 +197,7 @@ public struct SourcePage: Equatable, Sendable {
     self.hidden = hidden
     self.notReady = notReady
     self.choices = choices
+    self.kind = kind
   }
 
   /// What the status line says of the songs not ready yet, nil when there are none.

@@ -59,6 +59,8 @@ private func firstPageLoaded(_ state: inout PlayerState, _ kind: SourceKind, _ p
     return []
   }
   state.opening = nil
+  // The answer may show the source to be another kind (a feed URL that gave a podcast).
+  let kind = page.kind ?? kind
   if !page.choices.isEmpty {
     if case .artist(let name) = kind { showArtistChoice(&state, name: name, page.choices) }
     return []

@@ -26,11 +26,18 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable, Codable {
   /// Where a like of this song goes besides this machine: the source that sent it says, and
   /// the song keeps it wherever it is played from (the queue, a playlist).
   public var likeDestination: LikeDestination
+  /// When the source published it (a podcast episode's date).
+  public var released: Date?
+  /// Text that goes with it, shown in the lyrics view (a podcast episode's description).
+  public var notes: String?
+  /// A Podcasting 2.0 chapters file, kept as its text.
+  private var chaptersText: String?
 
   public init(
     id: String, title: String, displayName: String, handle: String, imageURL: URL? = nil,
     audioURL: URL, likeCount: Int = 0, isLiked: Bool = false, duration: Double? = nil,
-    album: String? = nil, trackLength: Double? = nil, likeDestination: LikeDestination = .localOnly
+    album: String? = nil, trackLength: Double? = nil, released: Date? = nil,
+    notes: String? = nil, chaptersURL: URL? = nil, likeDestination: LikeDestination = .localOnly
   ) {
     self.likeDestination = likeDestination
     self.id = id
@@ -44,6 +51,14 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable, Codable {
     self.duration = duration
     self.album = album
     self.trackLength = trackLength
+    self.released = released
+    self.notes = notes
+    self.chaptersText = chaptersURL?.absoluteString
+  }
+
+  public var chaptersURL: URL? {
+    get { chaptersText.flatMap { URL(string: $0) } }
+    set { chaptersText = newValue?.absoluteString }
   }
 
   public var imageURL: URL? {

@@ -15,3 +15,20 @@ public func formatTime(_ seconds: Double) -> String {
   }
   return "\(minutes):\(ss)"
 }
+
+/// A day as the band shows it ("3 Mar 2026"), from seconds since 1970 in UTC as feeds give it
+/// (the proleptic Gregorian calendar, days counted from 1 March so leap days come last).
+public func formatDay(secondsSince1970 seconds: Double) -> String {
+  guard seconds.isFinite, abs(seconds) < 1e12 else { return "" }
+  let days = Int((seconds / 86_400).rounded(.down)) + 719_468
+  let era = (days >= 0 ? days : days - 146_096) / 146_097
+  let dayOfEra = days - era * 146_097
+  let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+  let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+  let shifted = (5 * dayOfYear + 2) / 153
+  let day = dayOfYear - (153 * shifted + 2) / 5 + 1
+  let month = shifted < 10 ? shifted + 3 : shifted - 9
+  let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+  let names = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+  return "\(day) \(names[month - 1]) \(year)"
+}

@@ -20,7 +20,7 @@ public struct FuzzTarget: Sendable {
   /// Every target, by name. A new target is one file in `Targets/` plus one entry here (see
   /// docs/hardening.md).
   public static let all: [FuzzTarget] = [
-    .feedJSON, .config, .textSanitizer, .audioDecoder, .itunes, .lrclib, .lrc,
+    .feedJSON, .config, .textSanitizer, .audioDecoder, .itunes, .lrclib, .lrc, .podcastRSS, .icy,
   ]
 
   public static func named(_ name: String) -> FuzzTarget? {

@@ -274,9 +274,13 @@ public struct PageView {
 
     let artist = song.displayName.isEmpty ? "Unknown artist" : song.displayName
     let used = screen.put(artist, x: margin, y: layout.artistRow, style: text, maxWidth: inner)
-    // The @handle where the source has one (the feed), else the album (iTunes).
+    // The @handle where the source has one (the feed), else the album (iTunes), else the day
+    // it was published (a podcast episode).
     let aside =
-      !song.handle.isEmpty ? " @" + song.handle : song.album.map { " \u{00B7} " + $0 } ?? ""
+      !song.handle.isEmpty
+      ? " @" + song.handle
+      : (song.album ?? song.released.map { formatDay(secondsSince1970: $0.timeIntervalSince1970) })
+        .map { " \u{00B7} " + $0 } ?? ""
     if !aside.isEmpty && used + 3 < inner {
       screen.put(
         aside, x: margin + used, y: layout.artistRow, style: muted, maxWidth: inner - used)

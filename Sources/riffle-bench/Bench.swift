@@ -46,6 +46,7 @@ enum Bench {
     part("start") { try system.startFigures() }
     part("first-sample") { try system.firstSampleFigures() }
     part("memory") { try system.memoryFigures() }
+    part("episode") { try system.episodeMemoryFigures() }
     part("decode") { try system.decodeFigures() }
     part("render") { renderFigures() }
     part("terminal") { try terminalFigures() }

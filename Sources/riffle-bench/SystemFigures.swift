@@ -393,6 +393,67 @@ final class SystemFigures {
     return rows
   }
 
+  /// Resident memory while a podcast episode of an hour plays from a loopback server, against
+  /// a 3-minute one from the same server: the download is bounded (`SongBuffer`), so the hour
+  /// costs what 3 minutes do plus the buffer, never its 57 MB.
+  func episodeMemoryFigures() throws -> [Bench.Row] {
+    let source = TestFiles.catalog.appendingPathComponent("audio/riffle-002.mp3").path
+    var files: [String: Data] = [:]
+    for (name, seconds) in [("hour.mp3", 3600), ("three-minutes.mp3", 180)] {
+      let file = media.file(name)
+      let made = try ChildProcess.run(
+        "/usr/bin/ffmpeg",
+        [
+          "-v", "error", "-y", "-stream_loop", "-1", "-i", source, "-t", "\(seconds)", "-ar",
+          "44100", "-c:a", "libmp3lame", "-b:a", "128k", file.path,
+        ])
+      guard made == 0 else { throw BenchError("ffmpeg could not make \(name)") }
+      files["/" + name] = try Data(contentsOf: file)
+    }
+    var routes: [String: LoopbackHTTPServer.Reply] = [:]
+    for (path, data) in files {
+      routes[path] = .file(data, contentType: "audio/mpeg")
+      let rss = """
+        <rss version="2.0"><channel><title>Bench Show</title><item><title>Episode</title>\
+        <guid>\(path)</guid><enclosure url="\(path)" length="\(data.count)" type="audio/mpeg"/>\
+        </item></channel></rss>
+        """
+      routes[path + ".rss"] = .respond(
+        status: 200, headers: ["Content-Type": "application/rss+xml"], body: Data(rss.utf8))
+    }
+    let server = try LoopbackHTTPServer(handler: LoopbackHTTPServer.routes(routes))
+    defer { server.stop() }
+    var rows: [Bench.Row] = []
+    for (path, label) in [("/three-minutes.mp3", "3-minute"), ("/hour.mp3", "1-hour")] {
+      var resident: [Double] = []
+      var peak: [Double] = []
+      for _ in 0..<runs {
+        let run = try PlayerRun(arguments: [
+          server.url(path + ".rss").absoluteString, "--audio", "null",
+        ])
+        defer { run.stop() }
+        let pid = try run.pid()
+        try run.waitForSample(1, timeout: 60)
+        // Long enough for an unbounded download of the hour to have arrived whole.
+        sleep(seconds: 15)
+        guard let usage = ProcessUsage.read(pid) else { throw BenchError("the player ended") }
+        resident.append(Double(usage.resident))
+        peak.append(Double(usage.peakResident))
+      }
+      let size = Self.megabytes(Double(files[path]!.count))
+      rows.append(
+        Bench.Row(
+          figure: "resident memory, \(label) podcast episode (\(size) MP3)",
+          value:
+            "\(Self.megabytes(Self.median(resident))) (peak \(Self.megabytes(Self.median(peak))))",
+          target: "1-hour within 3-minute + 16 MB",
+          method:
+            "VmRSS (VmHWM) 15 s into the episode from a loopback RSS feed, --audio null; median of \(runs)"
+        ))
+    }
+    return rows
+  }
+
   // MARK: - Decoding
 
   /// Decoding speed in multiples of real time, in process, against the reference programs.

@@ -29,6 +29,9 @@ struct Riffle: ParsableCommand {
         riffle search daft punk
         riffle artist Björk
         riffle charts rock --country gb          # Apple's most-played songs (--list: genres)
+        riffle https://feeds.example/show.rss    # a podcast: episodes newest first
+        riffle podcast add https://feeds.example/show.rss
+        riffle podcasts                          # the newest episodes of every show followed
         riffle identify clip.wav                 # name the song in a recording
         riffle doctor                            # what to fix on this machine
 
@@ -44,7 +47,8 @@ struct Riffle: ParsableCommand {
     // the full report, which reads /proc/self/maps and so must not run on every start.
     version: RiffleVersion.string,
     subcommands: [
-      Play.self, Search.self, Artist.self, Charts.self, Library.self, Identify.self, Doctor.self,
+      Play.self, Search.self, Artist.self, Charts.self, Podcast.self, Podcasts.self,
+      Library.self, Identify.self, Doctor.self,
     ],
     defaultSubcommand: Play.self)
 
@@ -418,6 +422,140 @@ struct Charts: ParsableCommand {
   }
 }
 
+/// `riffle podcasts`: the newest episodes of every show followed.
+struct Podcasts: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Play the newest episodes of every podcast you follow, newest first.")
+
+  @OptionGroup var options: PlayerOptions
+
+  func run() throws {
+    try options.launch(.podcasts)
+  }
+}
+
+/// `riffle podcast add URL`, `riffle podcast list`: the shows followed.
+struct Podcast: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Follow podcasts (add URL) and list them (list).",
+    subcommands: [Add.self, List.self, Download.self])
+
+  struct Add: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Follow a podcast: its RSS or Atom feed's URL (or a feed file).")
+
+    @Argument(help: ArgumentHelp("The feed's URL.", valueName: "url"))
+    var url: String
+
+    func run() throws {
+      let feedURL = try Riffle.resolveSource(url)
+      let feeds = PodcastFeeds.live(AppPaths.fromEnvironment())
+      let done = DispatchSemaphore(value: 0)
+      nonisolated(unsafe) var outcome: Result<PodcastFeed, Error>?
+      feeds.subscribe(feedURL) {
+        outcome = $0
+        done.signal()
+      }
+      done.wait()
+      switch outcome! {
+      case .success(let feed):
+        print("Following \(TextSanitizer.sanitize(feed.title)): \(feed.episodes.count) episodes")
+      case .failure(let error):
+        let message = (error as? FeedLoadError)?.userMessage ?? String(describing: error)
+        FileHandle.standardError.write(Data("riffle: \(TextSanitizer.sanitize(message))\n".utf8))
+        throw ExitCode(2)
+      }
+    }
+  }
+
+  struct Download: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract:
+        "Keep a podcast's newest episodes for offline listening (in the audio cache, at most 512 MB)."
+    )
+
+    @Argument(help: ArgumentHelp("The feed's URL.", valueName: "url"))
+    var url: String
+
+    @Option(name: .long, help: "How many of the newest episodes.")
+    var newest: Int = 1
+
+    func run() throws {
+      let feedURL = try Riffle.resolveSource(url)
+      let paths = AppPaths.fromEnvironment()
+      let cache = DiskCache.audio(paths)
+      func fail(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("riffle: \(TextSanitizer.sanitize(message))\n".utf8))
+        return ExitCode(2)
+      }
+      let answer = HTTPClient.shared.fetchSync(
+        HTTPRequest(
+          url: feedURL, headers: ["Accept": FeedSource.accept], maxBytes: FeedSource.maxFeedBytes))
+      let feed: PodcastFeed
+      do {
+        feed = try PodcastFeedParser.parse(try answer.get().body, base: feedURL)
+      } catch let error as HTTPError {
+        throw fail(error.userMessage)
+      } catch let error as PodcastFeedError {
+        throw fail(error.userMessage)
+      }
+      var failed = false
+      for episode in feed.episodes.prefix(max(1, newest)) {
+        let done = DispatchSemaphore(value: 0)
+        nonisolated(unsafe) var outcome: Result<Int64, HTTPError>?
+        cache.download(episode.audioURL) {
+          outcome = $0
+          done.signal()
+        }
+        done.wait()
+        let title = TextSanitizer.sanitize(episode.title)
+        switch outcome! {
+        case .success(let size):
+          print("Kept \(title) (\(megabytes(size)))")
+        case .failure(let error):
+          failed = true
+          FileHandle.standardError.write(
+            Data("riffle: \(title): \(TextSanitizer.sanitize(error.userMessage))\n".utf8))
+        }
+      }
+      print("Audio cache: \(megabytes(cache.size)) of \(megabytes(cache.capacity))")
+      if failed { throw ExitCode(2) }
+    }
+
+    private func megabytes(_ bytes: Int64) -> String {
+      String(format: "%.1f MB", Double(bytes) / 1_048_576)
+    }
+  }
+
+  struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List the podcasts you follow.")
+
+    func run() throws {
+      let list = try PodcastSubscriptions(file: AppPaths.fromEnvironment().podcastsFile).all()
+      if list.isEmpty { print("No podcasts followed: riffle podcast add URL") }
+      for show in list {
+        print("\(TextSanitizer.sanitize(show.title))\n  \(TextSanitizer.sanitize(show.url))")
+      }
+    }
+  }
+}
+
+extension DiskCache {
+  /// The audio cache the player plays copies from (songs it played whole, episodes kept).
+  static func audio(_ paths: AppPaths) -> DiskCache {
+    DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20)
+  }
+}
+
+extension PodcastFeeds {
+  /// The shows followed, in the data folder, their last answers in the cache (at most 64 MB).
+  static func live(_ paths: AppPaths) -> PodcastFeeds {
+    PodcastFeeds(
+      subscriptions: PodcastSubscriptions(file: paths.podcastsFile),
+      cache: DiskCache(folder: paths.cache.appendingPathComponent("podcasts"), capacity: 64 << 20))
+  }
+}
+
 /// Words given as separate arguments, as one line.
 private func words(_ parts: [String]) -> String {
   TextSanitizer.sanitize(parts.joined(separator: " ")).trimmingCharacters(in: .whitespaces)
@@ -456,15 +594,16 @@ private func startPlayer(
     pages: .live(
       feeds: FeedSource(token: token), itunes: ITunesCatalog(base: services.itunes),
       charts: AppleCharts(base: services.charts, itunes: ITunesCatalog(base: services.itunes)),
-      library: { LibraryIndexHolder.shared.index }),
+      podcasts: PodcastFeeds.live(paths), library: { LibraryIndexHolder.shared.index }),
     audio: .live(
-      cache: DiskCache(folder: paths.cache.appendingPathComponent("audio"), capacity: 512 << 20),
+      cache: DiskCache.audio(paths),
       output: {
         let output = try driver.open()
         openOutput.set(output)
         return output
       },
-      events: { event in box.model?.post(event.action) }),
+      events: { event in box.model?.post(event.action) },
+      positions: EpisodePositions(file: paths.episodePositionsFile)),
     likes: .live(likeStore, remote: likeSync),
     saveSearchHistory: { terms in
       do {

@@ -48,6 +48,23 @@ struct DecoderTests {
 
 @Suite("Sniffing")
 struct SnifferTests {
+  @Test("a stream joined mid-frame (a radio station) is still MP3, and decodes; noise is not")
+  func joinedMidFrame() throws {
+    let bytes = try Data(contentsOf: TestFiles.fixture("short-1.mp3"))
+    let cut = bytes.dropFirst(bytes.count / 3 + 7)
+    #expect(AudioSniffer.kind(of: Data(cut)) == .mp3)
+    let pcm = try DecoderFactory.decodeAll(Data(cut))
+    #expect(pcm.count > 44_100 * PCMFormat.bytesPerFrame / 2)
+    var random = SystemRandomNumberGenerator()
+    for _ in 0..<50 {
+      let noise = Data((0..<4096).map { _ in UInt8.random(in: 0...255, using: &random) })
+      #expect(AudioSniffer.kind(of: noise) == .unknown)
+    }
+    #expect(
+      AudioSniffer.kind(of: Data(String(repeating: "<p>not audio</p>", count: 300).utf8))
+        == .unknown)
+  }
+
   @Test("formats are told apart by their first bytes")
   func kinds() throws {
     #expect(AudioSniffer.kind(of: Data("ID3\u{04}\0\0\0\0\0\0".utf8)) == .mp3)

@@ -331,4 +331,62 @@ struct SongBufferTests {
     buffer.setLength(250_000, generation: later)
     #expect(buffer.expectedLength == 1_000_000)
   }
+
+  @Test("bounded: the download stops ahead of the reader, continues near the end, old bytes go")
+  func boundedWindow() {
+    let buffer = SongBuffer(capacity: 1000, aheadLimit: 400, keptBehind: 100)
+    var generation = buffer.restart(at: 0)
+    buffer.setLength(5000, generation: generation)
+    var appended = 0
+    var readBytes: [UInt8] = []
+    var refills: [Int64] = []
+    var mostHeld = 0
+    var running = true
+    // A 5000-byte song in chunks of 100, read 64 bytes at a time.
+    while readBytes.count < 5000 {
+      if let (next, offset) = buffer.takeRefill() {
+        refills.append(offset)
+        #expect(offset == Int64(appended))
+        generation = next
+        running = true
+      }
+      // The download keeps coming while it runs; once stopped, only a refill restarts it. The
+      // chunk that stopped it is kept.
+      while running && appended < 5000 {
+        let chunk = slice(appended, 100)
+        guard buffer.append(chunk, generation: generation) else {
+          appended += 100
+          running = false
+          break
+        }
+        appended += 100
+        if appended == 5000 { buffer.finish(nil, generation: generation) }
+      }
+      mostHeld = max(mostHeld, buffer.heldBytes)
+      guard case .bytes(let data) = buffer.read(timeout: 0.01) else {
+        Issue.record("the reader starved at \(readBytes.count)")
+        return
+      }
+      readBytes += data.prefix(64)
+      if data.count > 64 { _ = buffer.seek(to: Int64(readBytes.count)) }
+    }
+    #expect(readBytes == [UInt8](slice(0, 5000)), "the bytes arrive whole and in order")
+    #expect(!refills.isEmpty)
+    #expect(mostHeld <= 1100, "held \(mostHeld)")
+    #expect(read(buffer) == .end)
+    // The start was let go: a seek back there needs a new download, and nothing is cached.
+    #expect(!buffer.seek(to: 0))
+    #expect(buffer.completeData == nil)
+  }
+
+  @Test("a song smaller than the buffer is kept whole, and so can be cached")
+  func smallSongKeptWhole() {
+    let buffer = SongBuffer(capacity: 1000, aheadLimit: 800, keptBehind: 100)
+    let generation = buffer.restart(at: 0)
+    for first in stride(from: 0, to: 700, by: 100) {
+      #expect(buffer.append(slice(first, 100), generation: generation))
+    }
+    buffer.finish(nil, generation: generation)
+    #expect(buffer.completeData == slice(0, 700))
+  }
 }

@@ -25,12 +25,16 @@ private enum Paging {
   static let playlist = SourceKind.playlist(URL(fileURLWithPath: "/music/Road Trip.m3u8"))
   static let chosenArtist = SourceKind.artistID(909_253, name: "Nirvana")
   static let charts = SourceKind.charts(genre: "Pop", country: "us")
-  static let kinds = [feed, search, artist, playlist, chosenArtist, charts]
+  static let podcast = SourceKind.podcast(Fixture.feedURL, show: "Night Radio")
+  static let kinds = [
+    feed, search, artist, playlist, chosenArtist, charts, podcast, SourceKind.podcasts,
+    SourceKind.station(URL(string: "http://radio.example/live")!, name: "Radio One"),
+  ]
 
   /// A later page as the kind counts pages.
   static func cursor(_ kind: SourceKind, _ n: Int) -> PageCursor {
     switch kind {
-    case .feed, .playlist, .queue: return .page(n, size: 10)
+    case .feed, .playlist, .queue, .podcast, .podcasts, .station: return .page(n, size: 10)
     case .library: return .offset(n * 100, limit: 100)
     case .search, .artist, .artistID, .charts: return .offset(n * 25, limit: 25)
     }
@@ -113,6 +117,27 @@ struct OpeningSourceReducerTests {
       $0.duration = 120
       $0.message = Paging.note(kind)
     }
+  }
+
+  @Test("A feed whose answer is a podcast becomes the podcast, named on the status line")
+  func feedTurnsIntoPodcast() {
+    var store = ReducerTestStore(Paging.opening(Paging.feed))
+    let songs = Paging.songs(0..<5)
+    store.send(
+      .pageLoaded(Paging.feed, cursor: nil, SourcePage(songs: songs, kind: Paging.podcast)),
+      effects: [.play(songs[0], playID: 1)]
+    ) {
+      $0.opening = nil
+      $0.source = PageSource(kind: Paging.podcast)
+      $0.songs = songs
+      $0.index = 0
+      $0.playID = 1
+      $0.playback = .loading
+      $0.position = 0
+      $0.duration = 120
+      $0.message = .init(.info, "Night Radio")
+    }
+    #expect(store.state.source?.title == "Night Radio")
   }
 
   @Test("A short first page asks for the next at once", arguments: Paging.kinds)
