@@ -33,7 +33,9 @@ public struct MPRISState: Equatable, Sendable {
       "CanSeek": .bool(canSeek),
       "CanControl": .bool(true),
       "Rate": .double(1), "MinimumRate": .double(1), "MaximumRate": .double(1),
-      "Volume": .double(1),
+      "Volume": .double(state.gain),
+      "Shuffle": .bool(state.shuffle),
+      "LoopStatus": .string(Self.loopStatus(state.repeatMode)),
     ]
   }
 
@@ -42,6 +44,15 @@ public struct MPRISState: Equatable, Sendable {
     var seconds = position + (isPlaying ? max(0, elapsed) : 0)
     if let length { seconds = min(seconds, length) }
     return Int64((max(0, seconds) * 1_000_000).rounded())
+  }
+
+  /// MPRIS's name for a repeat mode.
+  static func loopStatus(_ mode: RepeatMode) -> String {
+    switch mode {
+    case .off: return "None"
+    case .all: return "Playlist"
+    case .one: return "Track"
+    }
   }
 
   /// Properties whose value differs in `self` from `old`.
@@ -105,6 +116,12 @@ public enum MPRISCommand: Equatable, Sendable {
   case seek(offset: Int64)
   /// Move to this point of the track named, in microseconds.
   case setPosition(trackID: String, position: Int64)
+  /// Set the Volume property (0...1; above 1 is taken as 1).
+  case setVolume(Double)
+  /// Set the Shuffle property.
+  case setShuffle(Bool)
+  /// Set the LoopStatus property: "None", "Track" or "Playlist".
+  case setLoopStatus(String)
   case quit
 
   /// The actions that do what the command asks; none when it does not apply.
@@ -142,6 +159,15 @@ public enum MPRISCommand: Equatable, Sendable {
         Double(position) / 1_000_000 <= length
       else { return [] }
       return [.seekTo(Double(position) / 1_000_000)]
+    case .setVolume(let volume):
+      guard volume.isFinite else { return [] }
+      return [.setVolume(Int((min(1, max(0, volume)) * 100).rounded()))]
+    case .setShuffle(let on):
+      return on == state.shuffle ? [] : [.setShuffle(on)]
+    case .setLoopStatus(let status):
+      let modes: [String: RepeatMode] = ["None": .off, "Playlist": .all, "Track": .one]
+      guard let mode = modes[status], mode != state.repeatMode else { return [] }
+      return [.setRepeat(mode)]
     case .quit:
       return [.quit]
     }

@@ -166,10 +166,21 @@ public final class MediaPlayerService: @unchecked Sendable {
       guard let name = call.readString(), properties?[name] != nil else {
         return call.fail("org.freedesktop.DBus.Error.UnknownProperty", "no such property")
       }
-      // Rate and Volume are writable in MPRIS; Riffle plays at one rate and volume, so a
-      // change is ignored, as the specification allows.
-      guard interface == Self.playerInterface, ["Rate", "Volume"].contains(name) else {
+      guard interface == Self.playerInterface, Self.writable.contains(name) else {
         return call.fail("org.freedesktop.DBus.Error.PropertyReadOnly", "\(name) is read-only")
+      }
+      let value = call.readValue()
+      switch (name, value) {
+      case ("Volume", .double(let volume)?): onCommand(.setVolume(volume))
+      case ("Shuffle", .bool(let on)?): onCommand(.setShuffle(on))
+      case ("LoopStatus", .string(let status)?)
+      where ["None", "Track", "Playlist"].contains(status):
+        onCommand(.setLoopStatus(status))
+      // Riffle plays at one rate: a change is ignored, as the specification allows.
+      case ("Rate", .double?): break
+      default:
+        return call.fail(
+          "org.freedesktop.DBus.Error.InvalidArgs", "\(name) cannot take that value")
       }
       return call.replyEmpty()
     default:
@@ -206,10 +217,13 @@ public final class MediaPlayerService: @unchecked Sendable {
     "Position": .int64(0)
   ]) { $1 }
 
-  /// `<property>` elements for introspection; Rate and Volume are writable (see `Set`).
+  /// The Player properties a client may set.
+  static let writable: Set = ["Rate", "Volume", "Shuffle", "LoopStatus"]
+
+  /// `<property>` elements for introspection (see `writable`).
   static func propertyXML(_ properties: [String: DBusValue]) -> String {
     properties.keys.sorted().map { name in
-      let access = ["Rate", "Volume"].contains(name) ? "readwrite" : "read"
+      let access = writable.contains(name) ? "readwrite" : "read"
       return
         "  <property name=\"\(name)\" type=\"\(properties[name]!.signature)\" access=\"\(access)\"/>"
     }.joined(separator: "\n")

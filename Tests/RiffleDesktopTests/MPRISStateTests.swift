@@ -247,3 +247,28 @@ struct SongNotifierTests {
     #expect(hints["image-path"] == nil, "only a local cover can be shown by path")
   }
 }
+
+@Suite("MPRIS: Volume, Shuffle and LoopStatus")
+struct MPRISSessionPropertiesTests {
+  @Test("The properties follow the state; writes become the player's actions")
+  func volumeShuffleLoop() {
+    var state = PlayerState()
+    state.volume = 40
+    state.shuffle = true
+    state.repeatMode = .one
+    let properties = MPRISState(state).properties
+    #expect(properties["Volume"] == .double(0.4))
+    #expect(properties["Shuffle"] == .bool(true))
+    #expect(properties["LoopStatus"] == .string("Track"))
+    state.isMuted = true
+    #expect(MPRISState(state).properties["Volume"] == .double(0))
+    #expect(MPRISCommand.setVolume(0.5).actions(in: state) == [.setVolume(50)])
+    #expect(MPRISCommand.setVolume(3).actions(in: state) == [.setVolume(100)])
+    #expect(MPRISCommand.setVolume(.nan).actions(in: state) == [])
+    #expect(MPRISCommand.setShuffle(true).actions(in: state) == [])
+    #expect(MPRISCommand.setShuffle(false).actions(in: state) == [.setShuffle(false)])
+    #expect(MPRISCommand.setLoopStatus("Playlist").actions(in: state) == [.setRepeat(.all)])
+    #expect(MPRISCommand.setLoopStatus("Track").actions(in: state) == [])
+    #expect(MPRISCommand.setLoopStatus("Sometimes").actions(in: state) == [])
+  }
+}

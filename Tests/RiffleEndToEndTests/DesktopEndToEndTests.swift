@@ -154,6 +154,31 @@ struct MPRISEndToEndTests {
     #expect(try tmux.waitForExit() == 0)
   }
 
+  @Test("playerctl sets Volume, Shuffle and LoopStatus; the band and the properties follow")
+  func volumeShuffleLoop() throws {
+    let session = try DesktopSession()
+    let tmux = try session.startPlaying()
+    try tmux.waitFor("❚❚ Pause")
+    try session.bus.waitForPlayerctl(["volume"]) { Double($0) == 1 }
+    try session.playerctl("volume", "0.5")
+    try tmux.waitFor("Volume 50%")
+    try session.bus.waitForPlayerctl(["volume"]) { Double($0) == 0.5 }
+    try session.playerctl("shuffle", "On")
+    try tmux.waitFor("shuffle")
+    try session.bus.waitForPlayerctl(["shuffle"]) { $0 == "On" }
+    try session.playerctl("loop", "Playlist")
+    try tmux.waitFor("↻ all")
+    try session.bus.waitForPlayerctl(["loop"]) { $0 == "Playlist" }
+    try session.playerctl("loop", "Track")
+    try tmux.waitFor("↻ one")
+    try session.bus.waitForPlayerctl(["loop"]) { $0 == "Track" }
+    // And a key on the screen shows to clients.
+    tmux.sendKeys("S")
+    try session.bus.waitForPlayerctl(["shuffle"]) { $0 == "Off" }
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
   @Test("a key on the screen reaches MPRIS clients as PropertiesChanged")
   func propertiesChanged() throws {
     let session = try DesktopSession()
