@@ -48,7 +48,7 @@ struct Riffle: ParsableCommand {
     version: RiffleVersion.string,
     subcommands: [
       Play.self, Search.self, Artist.self, Charts.self, Podcast.self, Podcasts.self,
-      Library.self, Identify.self, Doctor.self,
+      Library.self, Playlists.self, Identify.self, Doctor.self,
     ],
     defaultSubcommand: Play.self)
 
@@ -246,7 +246,8 @@ struct PlayerOptions: ParsableArguments {
         try startPlayer(
           start, settings: settings, driver: driver, capture: captureChoice, paths: paths,
           config: (config, problems), services: services, token: token,
-          likeSync: likesEndpoint.map { LikeSync(template: $0) })
+          likeSync: likesEndpoint.map { LikeSync(template: $0) },
+          notices: [sessionProblem].compactMap { $0 })
       } catch {
         FileHandle.standardError.write(Data("riffle: \(error)\n".utf8))
         Foundation.exit(1)
@@ -422,6 +423,18 @@ struct Charts: ParsableCommand {
   }
 }
 
+/// `riffle playlists`: the playlists saved with `w`, one a line (open one with `riffle PATH`).
+struct Playlists: ParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "List the playlists saved with w (open one with 'riffle PATH').")
+
+  func run() throws {
+    let saved = PlaylistFile.saved(in: AppPaths.fromEnvironment().playlists)
+    if saved.isEmpty { print("No playlists saved yet: w in the player saves up next as one") }
+    for file in saved { print(TextSanitizer.sanitize(file.path)) }
+  }
+}
+
 /// `riffle podcasts`: the newest episodes of every show followed.
 struct Podcasts: ParsableCommand {
   static let configuration = CommandConfiguration(
@@ -571,7 +584,8 @@ private func startPlayer(
   _ start: Start, settings: (shuffle: Bool, repeatMode: RepeatMode?), driver: AudioDriverChoice,
   capture: CaptureChoice, paths: AppPaths,
   config: (config: Config, problems: [Config.Problem]),
-  services: (itunes: URL, lyrics: URL, charts: URL), token: FeedToken?, likeSync: LikeSync?
+  services: (itunes: URL, lyrics: URL, charts: URL), token: FeedToken?, likeSync: LikeSync?,
+  notices: [String] = []
 ) throws {
   let (config, problems) = config
   let environment = ProcessInfo.processInfo.environment
@@ -709,6 +723,8 @@ private func startPlayer(
   if let first = problems.first {
     let more = problems.count > 1 ? " (and \(problems.count - 1) more in the log)" : ""
     model.send(.notify("\(first)\(more)"))
+  } else if let notice = notices.first {
+    model.send(.notify(notice))
   }
 }
 

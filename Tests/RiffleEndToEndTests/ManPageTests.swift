@@ -22,7 +22,7 @@ struct ManPageTests {
     var text = ""
     for command in [
       [], ["play"], ["search"], ["artist"], ["charts"], ["identify"], ["doctor"], ["library"],
-      ["library", "add"], ["library", "scan"], ["library", "search"],
+      ["library", "add"], ["library", "scan"], ["library", "search"], ["playlists"],
     ] {
       let help = try runProgram(TestFiles.riffleBinary, command + ["--help"])
       #expect(help.status == 0)
@@ -31,7 +31,7 @@ struct ManPageTests {
     let options = Self.options(inHelp: text)
     for option in [
       "--audio", "--likes-endpoint", "--itunes-url", "--lyrics-url", "--capture", "--version",
-      "--charts-url", "--country", "--list",
+      "--charts-url", "--country", "--list", "--shuffle", "--repeat", "--fresh",
     ] {
       #expect(options.contains(option))
     }
@@ -40,7 +40,9 @@ struct ManPageTests {
     for option in options {
       #expect(page.contains(option), "the man page does not mention \(option)")
     }
-    for command in ["play", "search", "artist", "charts", "identify", "doctor", "library"] {
+    for command in [
+      "play", "search", "artist", "charts", "identify", "doctor", "library", "playlists",
+    ] {
       #expect(text.contains("  \(command) "), "--help does not list \(command)")
       #expect(page.contains(".B riffle \(command)") || page.contains(".BR \(command) "))
     }

@@ -209,6 +209,20 @@ struct SessionEndToEndTests {
     #expect(try fresh.waitForExit() == 0)
   }
 
+  @Test("A damaged session file is said on screen, and the bundled catalog plays instead")
+  func damagedSession() throws {
+    let folder = try MusicFolder()
+    let data = folder.home.url.appendingPathComponent("data/riffle")
+    try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+    try Data("{\"version\": 1, \"source\": [".utf8).write(
+      to: data.appendingPathComponent("session.json"))
+    let tmux = try folder.start(["--audio", "null"])
+    defer { tmux.kill() }
+    try tmux.waitForAll("The saved session could not be read", "1 / ")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
   @Test("s copies the song's link into tmux's buffer through OSC 52 and says so")
   func shareThroughOSC52() throws {
     let folder = try MusicFolder()
@@ -246,6 +260,10 @@ struct SessionEndToEndTests {
     let text = try String(contentsOf: list, encoding: .utf8)
     #expect(text.hasPrefix("#EXTM3U\n#EXTINF:4,Abba - Dancing Queen\n"), "\(text)")
     #expect(text.contains("#EXTINF:4,Björk - Cocoon\n"), "\(text)")
+
+    let listed = try runProgram(
+      TestFiles.riffleBinary, ["playlists"], environment: folder.home.xdgEnvironment)
+    #expect(listed.stdout == list.path + "\n", "riffle playlists: \(listed.stdout)")
 
     let again = try folder.start([list.path, "--audio", "null"])
     defer { again.kill() }
