@@ -17,6 +17,10 @@ public enum DBusValue: Equatable, Sendable {
   case int64(Int64)
   case double(Double)
   case stringArray([String])
+  /// `ao`
+  case objectPathArray([String])
+  /// `aa{sv}`: one dictionary each (MPRIS's GetTracksMetadata).
+  case dictionaryArray([[String: DBusValue]])
   /// `a{sv}`: written in key order, so a message is the same for the same values.
   case dictionary([String: DBusValue])
 
@@ -32,6 +36,8 @@ public enum DBusValue: Equatable, Sendable {
     case .int64: return "x"
     case .double: return "d"
     case .stringArray: return "as"
+    case .objectPathArray: return "ao"
+    case .dictionaryArray: return "aa{sv}"
     case .dictionary: return "a{sv}"
     }
   }
@@ -58,6 +64,18 @@ public enum DBusValue: Equatable, Sendable {
       var result = sd.sd_bus_message_open_container(message, DBusValue.code("a"), "s")
       for item in items where result >= 0 {
         result = DBusValue.appendString(item, type: "s", to: message)
+      }
+      return result >= 0 ? sd.sd_bus_message_close_container(message) : result
+    case .objectPathArray(let items):
+      var result = sd.sd_bus_message_open_container(message, DBusValue.code("a"), "o")
+      for item in items where result >= 0 {
+        result = DBusValue.appendString(item, type: "o", to: message)
+      }
+      return result >= 0 ? sd.sd_bus_message_close_container(message) : result
+    case .dictionaryArray(let items):
+      var result = sd.sd_bus_message_open_container(message, DBusValue.code("a"), "a{sv}")
+      for item in items where result >= 0 {
+        result = DBusValue.appendDictionary(item, to: message)
       }
       return result >= 0 ? sd.sd_bus_message_close_container(message) : result
     case .dictionary(let entries):

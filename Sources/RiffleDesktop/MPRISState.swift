@@ -14,6 +14,10 @@ public struct MPRISState: Equatable, Sendable {
   public var isPlaying: Bool
   /// Seconds the song lasts, when known; the position never goes past it.
   public var length: Double?
+  /// The TrackList: the song on the page, then up next, as MPRIS track ids, with each one's
+  /// metadata (`GetTracksMetadata`).
+  public var tracks: [String]
+  public var trackMetadata: [String: [String: DBusValue]]
 
   public init(_ state: PlayerState) {
     let song = state.currentSong
@@ -23,6 +27,18 @@ public struct MPRISState: Equatable, Sendable {
     isPlaying = state.playback == .playing
     let canSeek =
       [.playing, .paused, .buffering].contains(state.playback) && (length ?? 0) > 0
+    var tracks: [String] = []
+    var trackMetadata: [String: [String: DBusValue]] = [:]
+    let listed = (song.map { [$0] } ?? []) + (state.source?.kind == .queue ? [] : state.queue)
+    for (offset, item) in listed.enumerated() {
+      let id = Self.trackID(item.id)
+      // The same song twice (on the page and up next) is one track.
+      guard trackMetadata[id] == nil else { continue }
+      tracks.append(id)
+      trackMetadata[id] = Self.metadata(item, length: offset == 0 ? length : item.duration)
+    }
+    self.tracks = tracks
+    self.trackMetadata = trackMetadata
     properties = [
       "PlaybackStatus": .string(Self.status(state.playback)),
       "Metadata": .dictionary(song.map { Self.metadata($0, length: length) } ?? Self.noTrack),

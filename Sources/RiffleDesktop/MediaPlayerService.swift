@@ -14,6 +14,9 @@ public final class MediaPlayerService: @unchecked Sendable {
   public static let busName = "org.mpris.MediaPlayer2.riffle"
   static let rootInterface = "org.mpris.MediaPlayer2"
   static let playerInterface = "org.mpris.MediaPlayer2.Player"
+  static let trackListInterface = "org.mpris.MediaPlayer2.TrackList"
+  /// The track id MPRIS reserves for "no track".
+  static let noTrack = "/org/mpris/MediaPlayer2/TrackList/NoTrack"
   static let propertiesInterface = "org.freedesktop.DBus.Properties"
 
   private let bus: SessionBus
@@ -43,11 +46,28 @@ public final class MediaPlayerService: @unchecked Sendable {
     let next = MPRISState(state)
     let now = Self.now()
     let seeked = effects.contains { if case .seek = $0 { return true } else { return false } }
-    let changes: [String: DBusValue] = lock.withLock {
+    let (changes, tracksChanged): ([String: DBusValue], Bool) = lock.withLock {
       let changes = next.changes(since: published)
+      let tracksChanged = next.tracks != published.tracks
       published = next
       publishedAt = now
-      return changes
+      return (changes, tracksChanged)
+    }
+    if tracksChanged {
+      // What plays next changed (a page turned, up next edited): widgets read the list again.
+      let tracks = next.tracks
+      bus.perform { bus in
+        bus.emit(
+          path: Self.objectPath, interface: Self.trackListInterface,
+          member: "TrackListReplaced"
+        ) { message in
+          var result = DBusValue.objectPathArray(tracks).append(to: message)
+          if result >= 0 {
+            result = DBusValue.objectPath(tracks.first ?? Self.noTrack).append(to: message)
+          }
+          return result
+        }
+      }
     }
     guard !changes.isEmpty || seeked else { return }
     let position = next.positionMicroseconds(after: 0)
@@ -106,6 +126,38 @@ public final class MediaPlayerService: @unchecked Sendable {
       }
     case Self.playerInterface:
       return handlePlayer(member, call)
+    case Self.trackListInterface:
+      return handleTrackList(member, call)
+    default:
+      return false
+    }
+  }
+
+  /// The TrackList: the song on the page and up next, read-only (CanEditTracks is false: up
+  /// next is edited in the player).
+  private func handleTrackList(_ member: String, _ call: DBusCall) -> Bool {
+    let state = lock.withLock { published }
+    switch member {
+    case "GetTracksMetadata":
+      guard case .objectPathArray(let ids)? = call.readValue() else {
+        return call.fail(
+          "org.freedesktop.DBus.Error.InvalidArgs", "GetTracksMetadata takes track ids (ao)")
+      }
+      let found = ids.compactMap { state.trackMetadata[$0] }
+      return call.reply { DBusValue.dictionaryArray(found).append(to: $0) }
+    case "GoTo":
+      guard let id = call.readString(type: "o") else {
+        return call.fail("org.freedesktop.DBus.Error.InvalidArgs", "GoTo takes a track id")
+      }
+      guard id == state.tracks.first else {
+        return call.fail(
+          "org.freedesktop.DBus.Error.NotSupported", "up next plays in order when a song ends")
+      }
+      onCommand(.setPosition(trackID: id, position: 0))
+      return call.replyEmpty()
+    case "AddTrack", "RemoveTrack":
+      return call.fail(
+        "org.freedesktop.DBus.Error.NotSupported", "up next is edited in the player (e, u)")
     default:
       return false
     }
@@ -197,13 +249,16 @@ public final class MediaPlayerService: @unchecked Sendable {
       var properties = state.properties
       properties["Position"] = .int64(state.positionMicroseconds(after: Self.now() - at))
       return properties
+    case Self.trackListInterface:
+      let tracks = lock.withLock { published.tracks }
+      return ["Tracks": .objectPathArray(tracks), "CanEditTracks": .bool(false)]
     default:
       return nil
     }
   }
 
   static let rootProperties: [String: DBusValue] = [
-    "CanQuit": .bool(true), "CanRaise": .bool(false), "HasTrackList": .bool(false),
+    "CanQuit": .bool(true), "CanRaise": .bool(false), "HasTrackList": .bool(true),
     "Identity": .string("Riffle"), "DesktopEntry": .string("riffle"),
     "SupportedUriSchemes": .stringArray([]), "SupportedMimeTypes": .stringArray([]),
   ]
@@ -262,6 +317,19 @@ public final class MediaPlayerService: @unchecked Sendable {
       <method name="OpenUri"><arg name="Uri" type="s" direction="in"/></method>
       <signal name="Seeked"><arg name="Position" type="x"/></signal>
     \(propertyXML(playerPropertyTypes))
+     </interface>
+     <interface name="org.mpris.MediaPlayer2.TrackList">
+      <method name="GetTracksMetadata"><arg name="TrackIds" type="ao" direction="in"/>\
+    <arg name="Metadata" type="aa{sv}" direction="out"/></method>
+      <method name="AddTrack"><arg name="Uri" type="s" direction="in"/>\
+    <arg name="AfterTrack" type="o" direction="in"/>\
+    <arg name="SetAsCurrent" type="b" direction="in"/></method>
+      <method name="RemoveTrack"><arg name="TrackId" type="o" direction="in"/></method>
+      <method name="GoTo"><arg name="TrackId" type="o" direction="in"/></method>
+      <signal name="TrackListReplaced"><arg name="Tracks" type="ao"/>\
+    <arg name="CurrentTrack" type="o"/></signal>
+      <property name="Tracks" type="ao" access="read"/>
+      <property name="CanEditTracks" type="b" access="read"/>
      </interface>
     </node>
     """

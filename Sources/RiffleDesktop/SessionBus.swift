@@ -277,6 +277,12 @@ public struct DBusCall {
       var items: [String] = []
       while let item = readString() { items.append(item) }
       return .stringArray(items)
+    case "a" where inner == "o":
+      guard sd.sd_bus_message_enter_container(message, type, inner) > 0 else { return nil }
+      defer { _ = sd.sd_bus_message_exit_container(message) }
+      var items: [String] = []
+      while let item = readString(type: "o") { items.append(item) }
+      return .objectPathArray(items)
     case "a" where inner == "{sv}":
       guard sd.sd_bus_message_enter_container(message, type, inner) > 0 else { return nil }
       defer { _ = sd.sd_bus_message_exit_container(message) }

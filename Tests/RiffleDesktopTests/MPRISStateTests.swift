@@ -272,3 +272,27 @@ struct MPRISSessionPropertiesTests {
     #expect(MPRISCommand.setLoopStatus("Sometimes").actions(in: state) == [])
   }
 }
+
+@Suite("MPRIS: the TrackList")
+struct MPRISTrackListTests {
+  private func song(_ id: String) -> Song {
+    Song(
+      id: id, title: "Song \(id)", displayName: "Band", handle: "",
+      audioURL: URL(string: "https://cdn1.example.com/\(id).mp3")!, duration: 60)
+  }
+
+  @Test("The song on the page, then up next, each once; none in the queue's own pages")
+  func tracks() {
+    var state = PlayerState()
+    state.source = PageSource(kind: .feed(URL(string: "https://example.com/feed.json")!))
+    state.songs = [song("a"), song("b")]
+    state.queue = [song("c"), song("a")]
+    let tracks = MPRISState(state).tracks
+    #expect(tracks == ["a", "c"].map(MPRISState.trackID))
+    #expect(
+      MPRISState(state).trackMetadata[MPRISState.trackID("c")]?["xesam:title"] == .string("Song c"))
+    state.source = PageSource(kind: .queue)
+    #expect(MPRISState(state).tracks == [MPRISState.trackID("a")])
+    #expect(MPRISState(PlayerState()).tracks.isEmpty)
+  }
+}

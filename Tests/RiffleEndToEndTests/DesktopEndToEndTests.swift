@@ -179,6 +179,49 @@ struct MPRISEndToEndTests {
     #expect(try tmux.waitForExit() == 0)
   }
 
+  @Test("the TrackList shows the song on the page and up next, with their metadata")
+  func trackList() throws {
+    let session = try DesktopSession()
+    let tmux = try session.startPlaying()
+    func busctl(_ arguments: [String]) throws -> String {
+      try session.bus.run(
+        "/usr/bin/busctl",
+        ["--user"] + arguments.prefix(1) + [
+          MediaPlayerService.busName, MediaPlayerService.objectPath,
+        ]
+          + arguments.dropFirst()
+      ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+    let root = try busctl(["get-property", "org.mpris.MediaPlayer2", "HasTrackList"])
+    #expect(root == "b true")
+    func tracks() throws -> String {
+      try busctl(["get-property", "org.mpris.MediaPlayer2.TrackList", "Tracks"])
+    }
+    #expect(try tracks() == "ao 1 \"/org/riffle/track/riffle_2D001\"")
+    // Up next: the third song, queued from its page, then back to the first.
+    tmux.sendKeys("Right", "Right")
+    try tmux.waitFor("3 / 6")
+    tmux.sendKeys("e", "Left", "Left")
+    try tmux.waitForAll("Glass Harbor", "1 / 6", "Up next:")
+    let deadline = Date().addingTimeInterval(5)
+    var listed = try tracks()
+    while Date() < deadline, !listed.hasPrefix("ao 2") {
+      Thread.sleep(forTimeInterval: 0.1)
+      listed = try tracks()
+    }
+    #expect(
+      listed == "ao 2 \"/org/riffle/track/riffle_2D001\" \"/org/riffle/track/riffle_2D003\"",
+      "\(listed)")
+    let metadata = try busctl([
+      "call", "org.mpris.MediaPlayer2.TrackList", "GetTracksMetadata", "ao", "1",
+      "/org/riffle/track/riffle_2D003",
+    ])
+    #expect(metadata.contains("xesam:title"), "\(metadata)")
+    #expect(!metadata.contains("Glass Harbor"), "only the track asked for: \(metadata)")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
   @Test("a key on the screen reaches MPRIS clients as PropertiesChanged")
   func propertiesChanged() throws {
     let session = try DesktopSession()
