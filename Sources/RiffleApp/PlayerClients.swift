@@ -183,7 +183,7 @@ public struct AudioClient: Sendable {
       play: { song, id in
         let isEpisode = positions != nil && song.id.hasPrefix("podcast:")
         episode.set(isEpisode ? (id, song) : nil)
-        engine.play(song.audioURL, playID: id)
+        engine.play(song.audioURL, playID: id, gainDB: song.replayGain.map(Double.init))
         // The engine holds a seek asked for before the decoder exists until it does.
         if isEpisode, let start = positions?.resumePoint(song.id) {
           engine.seek(to: start, playID: id)

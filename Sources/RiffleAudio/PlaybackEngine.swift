@@ -69,10 +69,14 @@ public final class PlaybackEngine: @unchecked Sendable {
   public var driverName: String? { lock.withLock { output?.driverName } }
 
   /// Stops what plays and starts `url` under the request number `playID`.
-  public func play(_ url: URL, playID: Int) {
+  /// Plays `url` under request `playID`; `gainDB` is the song's ReplayGain (a cut only: a
+  /// boost could clip, and no peak is known to keep it from doing so).
+  public func play(_ url: URL, playID: Int, gainDB: Double? = nil) {
     Trace.mark("play \(playID)")
     let source = cache?.cachedFile(for: url) ?? url
-    let session = Session(playID: playID, source: source, original: url)
+    let session = Session(
+      playID: playID, source: source, original: url,
+      gain: gainDB.map { min(1, pow(10, $0 / 20)) } ?? 1)
     lock.withLock {
       self.session?.cancel()
       self.session = session
@@ -208,7 +212,7 @@ public final class PlaybackEngine: @unchecked Sendable {
             onEvent(.started(playID: id, duration: duration))
           }
           let pcm = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
-          PCMGain.apply(lock.withLock { gain }, to: pcm)
+          PCMGain.apply(lock.withLock { gain } * session.gain, to: pcm)
           guard write(UnsafeRawBufferPointer(pcm), for: session) else {
             return false
           }
@@ -414,10 +418,14 @@ private final class Session: @unchecked Sendable {
   private var transfer: Transfer?
   private var pendingSeek: Double?
 
-  init(playID: Int, source: URL, original: URL) {
+  /// The song's ReplayGain as a factor (1: none), applied with the volume.
+  let gain: Double
+
+  init(playID: Int, source: URL, original: URL, gain: Double = 1) {
     self.playID = playID
     self.source = source
     self.original = original
+    self.gain = gain
     if source.isFileURL {
       bytes = SongFile(url: source)
       download = nil

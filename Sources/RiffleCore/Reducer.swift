@@ -207,7 +207,10 @@ func playCurrent(_ state: inout PlayerState) -> [PlayerEffect] {
   state.duration = song.duration
   if state.shuffle { state.shuffleRound.insert(song.id) }
   if case .error = state.message?.kind { state.message = nil }
-  return [.play(song, playID: state.playID)] + loadLyricsIfNeeded(&state)
+  // ReplayGain: the album's when its songs play in order, the song's own under shuffle.
+  var played = song
+  played.replayGain = state.shuffle ? song.trackGain : song.albumGain ?? song.trackGain
+  return [.play(played, playID: state.playID)] + loadLyricsIfNeeded(&state)
 }
 
 /// Moves playback within the current song; only while it has sound to move in.

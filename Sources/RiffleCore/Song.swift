@@ -23,6 +23,11 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable, Codable {
   public var album: String?
   /// Length of the whole recording when the audio is only a preview of it (iTunes).
   public var trackLength: Double?
+  /// ReplayGain of the song and of its album, in dB (the library's songs: their tags, or their
+  /// measured loudness), and the one the player chose to apply to this play.
+  public var trackGain: Float?
+  public var albumGain: Float?
+  public var replayGain: Float?
   /// Where a like of this song goes besides this machine: the source that sent it says, and
   /// the song keeps it wherever it is played from (the queue, a playlist).
   public var likeDestination: LikeDestination

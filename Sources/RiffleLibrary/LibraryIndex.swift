@@ -303,13 +303,18 @@ public final class LibraryIndex: @unchecked Sendable {
     let coverPath = row.text(12)
     let url = URL(fileURLWithPath: path)
     let artist = info.artist ?? info.albumArtist ?? "Unknown artist"
-    let song = Song(
+    var song = Song(
       id: url.absoluteString, title: info.title, displayName: artist, handle: "",
       imageURL: coverPath.map { URL(fileURLWithPath: $0) }, audioURL: url,
       duration: info.duration, album: info.album)
-    return LibrarySong(
+    let entry = LibrarySong(
       song: song, path: path, info: info, coverPath: coverPath, lrcPath: row.text(13),
       loudness: row.real(16))
+    song.trackGain = entry.gain(albumInOrder: false).map(Float.init)
+    song.albumGain = info.albumGain.map(Float.init)
+    var withGains = entry
+    withGains.song = song
+    return withGains
   }
 }
 

@@ -64,6 +64,23 @@ struct PlaybackEngineTests {
     #expect(written.rms > 0.01)
   }
 
+  @Test("a song's ReplayGain of -6.02 dB halves what is written; a boost is not applied")
+  func replayGain() throws {
+    func rms(gainDB: Double?) throws -> Double {
+      let dir = try TemporaryDirectory()
+      let (engine, log, wav) = engineWritingWAV(in: dir)
+      engine.play(TestFiles.fixture("short-1.mp3"), playID: 1, gainDB: gainDB)
+      #expect(log.wait(timeout: 10) { $0 == .finished(playID: 1) })
+      engine.shutdown()
+      return try WAVFile.read(wav).rms
+    }
+    let plain = try rms(gainDB: nil)
+    let cut = try rms(gainDB: -6.0206)
+    let boost = try rms(gainDB: 6)
+    #expect(abs(cut / plain - 0.5) < 0.01, "\(cut) / \(plain)")
+    #expect(abs(boost / plain - 1) < 0.001, "\(boost) / \(plain)")
+  }
+
   @Test("a seek asked for right after play, before the format is known, is kept")
   func seekBeforeDecoder() throws {
     let dir = try TemporaryDirectory()

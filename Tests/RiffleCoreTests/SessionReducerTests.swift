@@ -434,3 +434,34 @@ struct ScrobbleRuleReducerTests {
     store.send(.playbackStarted(playID: 2, duration: nil))
   }
 }
+
+@Suite("Session: ReplayGain")
+struct ReplayGainReducerTests {
+  @Test("An album in order plays at its album gain; under shuffle, each song at its own")
+  func albumOrTrack() {
+    var song = Tracks.page(1)
+    song.trackGain = -3
+    song.albumGain = -5
+    var state = Tracks.playing(count: 2)
+    state.songs[1] = song
+    var inOrder = state
+    let effects = reduce(&inOrder, .next)
+    guard case .play(let played, _)? = effects.first else {
+      Issue.record("\(effects)")
+      return
+    }
+    #expect(played.replayGain == -5)
+    var shuffled = state
+    shuffled.shuffle = true
+    shuffled.shuffleRound = ["p-0"]
+    guard case .play(let drawn, _)? = reduce(&shuffled, .next).first else {
+      Issue.record("no play")
+      return
+    }
+    #expect(drawn.replayGain == -3)
+    var noAlbum = state
+    noAlbum.songs[1].albumGain = nil
+    guard case .play(let own, _)? = reduce(&noAlbum, .next).first else { return }
+    #expect(own.replayGain == -3, "no album gain: the song's own")
+  }
+}
