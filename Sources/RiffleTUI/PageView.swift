@@ -450,14 +450,16 @@ public struct PageView {
     let columns = screen.width >= 2 * columnWidth + 8 ? 2 : 1
     let boxWidth = min(screen.width - 2, columns * (columnWidth + 1) + 5)
     let perColumn = (allRows.count + columns - 1) / columns
-    let boxHeight = min(screen.height - 2, perColumn + 3)
+    // A blank row under the keys where it still fits above the band.
+    let spare = screen.height - PageView.bandHeight - (perColumn + 4) >= 1 ? 1 : 0
+    let boxHeight = min(screen.height - 2, perColumn + 3 + spare)
     let x = (screen.width - boxWidth) / 2
     // Below the header where there is room, so the page's counter stays in view.
     let above = screen.height - PageView.bandHeight - boxHeight
     let y = above > 0 ? max(1, above / 2) : 0
     // When not every key fits, the last line that does says how to quit.
     var rows = allRows
-    let room = max(0, boxHeight - 3) * columns
+    let room = max(0, boxHeight - 3 - spare) * columns
     if room < rows.count, room > 0 {
       rows = Array(rows.prefix(room - 1)) + [allRows.last!]
     }
@@ -468,7 +470,7 @@ public struct PageView {
     screen.putCentered("Keys", x: x, y: y + 1, width: boxWidth, style: title)
     var keyStyle = box
     keyStyle.foreground = theme.accent
-    let lines = max(1, boxHeight - 3)
+    let lines = max(1, boxHeight - 3 - spare)
     for (i, row) in rows.enumerated() {
       let column = i / lines
       let left = x + 3 + column * (columnWidth + 1)
