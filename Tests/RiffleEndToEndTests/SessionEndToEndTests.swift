@@ -274,8 +274,49 @@ struct SessionEndToEndTests {
     #expect(try again.waitForExit() == 0)
   }
 
+  @Test("With ListenBrainz up: now playing at the start, a listen at half the song, not before")
+  func listenAtHalf() throws {
+    let folder = try MusicFolder(seconds: 8)
+    let playingNow = Locked<[String]>([])
+    let taken = Locked<[String]>([])
+    let server = try LoopbackHTTPServer { request in
+      guard request.path == "/1/submit-listens",
+        request.headers["authorization"] == "Token riffle-test-token",
+        let json = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
+        let type = json["listen_type"] as? String,
+        let payload = json["payload"] as? [[String: Any]]
+      else { return .respond(status: 401, body: Data(#"{"code":401}"#.utf8)) }
+      let titles = payload.compactMap {
+        ($0["track_metadata"] as? [String: Any])?["track_name"] as? String
+      }
+      if type == "playing_now" { playingNow.value += titles } else { taken.value += titles }
+      return .respond(status: 200, body: Data(#"{"status":"ok"}"#.utf8))
+    }
+    defer { server.stop() }
+    let config = folder.home.url.appendingPathComponent("config/riffle")
+    try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+    try Data(
+      """
+      [scrobble.listenbrainz]
+      token = "riffle-test-token"
+      url = "\(server.baseURL.absoluteString)"
+      """.utf8
+    ).write(to: config.appendingPathComponent("config.toml"))
+    let tmux = try folder.start([folder.music.path, "--audio", "null"])
+    defer { tmux.kill() }
+    try tmux.waitForAll("When I Kissed", "0:02")
+    #expect(playingNow.value == ["When I Kissed"], "now playing: \(playingNow.value)")
+    #expect(taken.value.isEmpty, "no listen before half the song: \(taken.value)")
+    try tmux.waitFor("0:05")
+    let deadline = Date().addingTimeInterval(5)
+    while Date() < deadline, taken.value.isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+    #expect(taken.value == ["When I Kissed"], "one listen past half the song: \(taken.value)")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+
   @Test(
-    "A listen reaches a ListenBrainz server after half a song; listens made while it is down arrive once it is back, each once"
+    "Listens made while ListenBrainz is down are kept on disk and arrive once it is back, each once"
   )
   func scrobbleToListenBrainz() throws {
     let folder = try MusicFolder()
