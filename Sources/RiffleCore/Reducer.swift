@@ -62,10 +62,9 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
 
   case .toggleLike:
     guard let song = state.currentSong else { return [] }
-    let toggled = song.togglingLike()
-    state.songs[state.index] = toggled
+    setLike(&state, songID: song.id, liked: !song.isLiked)
     state.likePulse = PlayerState.likePulseFrames
-    return [.persistLike(songID: song.id, liked: toggled.isLiked, sync: song.likeDestination)]
+    return [.persistLike(songID: song.id, liked: !song.isLiked, sync: song.likeDestination)]
 
   case .toggleHelp:
     state.overlay = state.overlay == .help ? nil : .help
@@ -125,19 +124,17 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
 
   case .likeSaveFailed(let songID, let liked, let reason):
     state.message = .init(.error, "Could not save the like: \(reason)")
-    guard let at = state.songs.firstIndex(where: { $0.id == songID }),
-      state.songs[at].isLiked == liked
-    else { return [] }
-    state.songs[at] = state.songs[at].togglingLike()
+    // Rolled back only while the song still shows what failed to save.
+    guard state.songs.first(where: { $0.id == songID })?.isLiked == liked else { return [] }
+    setLike(&state, songID: songID, liked: !liked)
     return []
 
   case .likeRejected(let songID, let liked, let reason):
-    guard let at = state.songs.firstIndex(where: { $0.id == songID }) else { return [] }
-    let title =
-      state.songs[at].title.isEmpty ? "the song" : "\u{201C}\(state.songs[at].title)\u{201D}"
+    guard let song = state.songs.first(where: { $0.id == songID }) else { return [] }
+    let title = song.title.isEmpty ? "the song" : "\u{201C}\(song.title)\u{201D}"
     state.message = .init(.error, "Could not \(liked ? "like" : "unlike") \(title): \(reason)")
-    guard state.songs[at].isLiked == liked else { return [] }
-    state.songs[at] = state.songs[at].togglingLike()
+    guard song.isLiked == liked else { return [] }
+    setLike(&state, songID: songID, liked: !liked)
     return [.storeLikeLocally(songID: songID, liked: !liked)]
 
   case .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .showAlbum,
@@ -230,4 +227,15 @@ private func scrobbleIfHeard(_ state: inout PlayerState) -> [PlayerEffect] {
   else { return [] }
   state.listenedPlayID = state.playID
   return [.scrobble(song, heard: state.position)]
+}
+
+/// A like is about a song, not a page: every copy of it (up next puts a song in again as a later
+/// page, and keeps its own) shows the same, so a rollback can never miss the one on screen.
+private func setLike(_ state: inout PlayerState, songID: String, liked: Bool) {
+  for index in state.songs.indices where state.songs[index].id == songID {
+    state.songs[index] = state.songs[index].applyingLocalLike(liked)
+  }
+  for index in state.queue.indices where state.queue[index].id == songID {
+    state.queue[index] = state.queue[index].applyingLocalLike(liked)
+  }
 }

@@ -465,3 +465,47 @@ struct ReplayGainReducerTests {
     #expect(own.replayGain == -3, "no album gain: the song's own")
   }
 }
+
+@Suite("Session: a like is about a song, wherever it stands")
+struct LikeCopiesReducerTests {
+  @Test(
+    "A song on two pages and up next: a like shows on every copy; a failed save undoes them all")
+  func everyCopy() {
+    // Up next put the song in again as a later page, and it is queued once more.
+    var state = Tracks.playing(count: 3, index: 2)
+    state.songs[2] = Tracks.page(0)
+    state.queue = [Tracks.page(0)]
+    var store = ReducerTestStore(state)
+    let liked = Tracks.page(0).togglingLike()
+    store.send(
+      .toggleLike, effects: [.persistLike(songID: "p-0", liked: true, sync: .localOnly)]
+    ) {
+      $0.songs[0] = liked
+      $0.songs[2] = liked
+      $0.queue = [liked]
+      $0.likePulse = PlayerState.likePulseFrames
+    }
+    store.send(.likeSaveFailed(songID: "p-0", liked: true, "disk full")) {
+      $0.songs[0] = Tracks.page(0)
+      $0.songs[2] = Tracks.page(0)
+      $0.queue = [Tracks.page(0)]
+      $0.message = .init(.error, "Could not save the like: disk full")
+    }
+    store.send(.toggleLike, effects: [.persistLike(songID: "p-0", liked: true, sync: .localOnly)]) {
+      $0.songs[0] = liked
+      $0.songs[2] = liked
+      $0.queue = [liked]
+    }
+    store.send(
+      .likeRejected(songID: "p-0", liked: true, "refused"),
+      effects: [
+        .storeLikeLocally(songID: "p-0", liked: false)
+      ]
+    ) {
+      $0.songs[0] = Tracks.page(0)
+      $0.songs[2] = Tracks.page(0)
+      $0.queue = [Tracks.page(0)]
+      $0.message = .init(.error, "Could not like \u{201C}Page 0\u{201D}: refused")
+    }
+  }
+}
