@@ -245,14 +245,6 @@ public struct PageSource: Equatable, Sendable {
   /// The source's name on the top line (see `SourceKind.title`).
   public var title: String? { kind.title }
 
-  /// True while a page request is out or waiting to be tried again.
-  public var isBusy: Bool {
-    switch phase {
-    case .loading, .waiting: return true
-    case .idle, .failed: return false
-    }
-  }
-
   /// The reason the latest request failed, if it did.
   public var failure: String? {
     switch phase {

@@ -277,40 +277,17 @@ struct SessionEndToEndTests {
   @Test("With ListenBrainz up: now playing at the start, a listen at half the song, not before")
   func listenAtHalf() throws {
     let folder = try MusicFolder(seconds: 8)
-    let playingNow = Locked<[String]>([])
-    let taken = Locked<[String]>([])
-    let server = try LoopbackHTTPServer { request in
-      guard request.path == "/1/submit-listens",
-        request.headers["authorization"] == "Token riffle-test-token",
-        let json = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
-        let type = json["listen_type"] as? String,
-        let payload = json["payload"] as? [[String: Any]]
-      else { return .respond(status: 401, body: Data(#"{"code":401}"#.utf8)) }
-      let titles = payload.compactMap {
-        ($0["track_metadata"] as? [String: Any])?["track_name"] as? String
-      }
-      if type == "playing_now" { playingNow.value += titles } else { taken.value += titles }
-      return .respond(status: 200, body: Data(#"{"status":"ok"}"#.utf8))
-    }
+    let server = try ListenBrainzServer(settingUp: folder)
     defer { server.stop() }
-    let config = folder.home.url.appendingPathComponent("config/riffle")
-    try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-    try Data(
-      """
-      [scrobble.listenbrainz]
-      token = "riffle-test-token"
-      url = "\(server.baseURL.absoluteString)"
-      """.utf8
-    ).write(to: config.appendingPathComponent("config.toml"))
     let tmux = try folder.start([folder.music.path, "--audio", "null"])
     defer { tmux.kill() }
     try tmux.waitForAll("When I Kissed", "0:02")
-    #expect(playingNow.value == ["When I Kissed"], "now playing: \(playingNow.value)")
-    #expect(taken.value.isEmpty, "no listen before half the song: \(taken.value)")
+    #expect(server.playingNow == ["When I Kissed"], "now playing: \(server.playingNow)")
+    #expect(server.taken.isEmpty, "no listen before half the song: \(server.taken)")
     try tmux.waitFor("0:05")
     let deadline = Date().addingTimeInterval(5)
-    while Date() < deadline, taken.value.isEmpty { Thread.sleep(forTimeInterval: 0.1) }
-    #expect(taken.value == ["When I Kissed"], "one listen past half the song: \(taken.value)")
+    while Date() < deadline, server.taken.isEmpty { Thread.sleep(forTimeInterval: 0.1) }
+    #expect(server.taken == ["When I Kissed"], "one listen past half the song: \(server.taken)")
     tmux.sendKeys("q")
     #expect(try tmux.waitForExit() == 0)
   }
@@ -320,37 +297,10 @@ struct SessionEndToEndTests {
   )
   func scrobbleToListenBrainz() throws {
     let folder = try MusicFolder()
-    let down = Locked(true)
-    /// The titles of the listens the server took (answered 200), in order.
-    let taken = Locked<[String]>([])
-    let server = try LoopbackHTTPServer { request in
-      guard request.path == "/1/submit-listens",
-        request.headers["authorization"] == "Token riffle-test-token"
-      else { return .respond(status: 401, body: Data(#"{"code":401}"#.utf8)) }
-      if down.value { return .respond(status: 503, body: Data()) }
-      if let json = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
-        let type = json["listen_type"] as? String, type != "playing_now",
-        let payload = json["payload"] as? [[String: Any]]
-      {
-        let titles = payload.compactMap {
-          ($0["track_metadata"] as? [String: Any])?["track_name"] as? String
-        }
-        taken.value += titles
-      }
-      return .respond(status: 200, body: Data(#"{"status":"ok"}"#.utf8))
-    }
+    let server = try ListenBrainzServer(settingUp: folder)
     defer { server.stop() }
-    let config = folder.home.url.appendingPathComponent("config/riffle")
-    try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
-    try Data(
-      """
-      [scrobble.listenbrainz]
-      token = "riffle-test-token"
-      url = "\(server.baseURL.absoluteString)"
-      """.utf8
-    ).write(to: config.appendingPathComponent("config.toml"))
-
-    func listened() -> [String] { taken.value }
+    server.down = true
+    func listened() -> [String] { server.taken }
 
     // Down: the first song's listen (2 s in) is kept, not lost.
     let tmux = try folder.start([folder.music.path, "--audio", "null"])
@@ -362,7 +312,7 @@ struct SessionEndToEndTests {
     #expect(kept.contains("When I Kissed"), "kept on disk while the server is down: \(kept)")
     #expect(!kept.contains("riffle-test-token"), "no token in the queue file")
     // Back: what was kept arrives when the player starts again (the session resumes, paused).
-    down.value = false
+    server.down = false
     tmux.sendKeys("q")
     #expect(try tmux.waitForExit() == 0)
     let again = try folder.start(["--audio", "null"])
@@ -385,13 +335,59 @@ struct SessionEndToEndTests {
   }
 }
 
+/// A ListenBrainz-compatible server on loopback, written into the folder's config.toml: it
+/// checks the path and the token as ListenBrainz does, and keeps the titles it took, "now
+/// playing" apart from listens. While `down` it answers 503.
+private final class ListenBrainzServer: @unchecked Sendable {
+  private let server: LoopbackHTTPServer
+  private let state = Locked<(down: Bool, playingNow: [String], taken: [String])>((false, [], []))
+
+  init(settingUp folder: MusicFolder) throws {
+    let state = self.state
+    server = try LoopbackHTTPServer { request in
+      guard request.path == "/1/submit-listens",
+        request.headers["authorization"] == "Token riffle-test-token"
+      else { return .respond(status: 401, body: Data(#"{"code":401}"#.utf8)) }
+      if state.value.down { return .respond(status: 503, body: Data()) }
+      guard let json = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
+        let type = json["listen_type"] as? String,
+        let payload = json["payload"] as? [[String: Any]]
+      else { return .respond(status: 400, body: Data(#"{"code":400}"#.utf8)) }
+      let titles = payload.compactMap {
+        ($0["track_metadata"] as? [String: Any])?["track_name"] as? String
+      }
+      state.update {
+        if type == "playing_now" { $0.playingNow += titles } else { $0.taken += titles }
+      }
+      return .respond(status: 200, body: Data(#"{"status":"ok"}"#.utf8))
+    }
+    let config = folder.home.url.appendingPathComponent("config/riffle")
+    try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+    try Data(
+      """
+      [scrobble.listenbrainz]
+      token = "riffle-test-token"
+      url = "\(server.baseURL.absoluteString)"
+      """.utf8
+    ).write(to: config.appendingPathComponent("config.toml"))
+  }
+
+  var down: Bool {
+    get { state.value.down }
+    set { state.update { $0.down = newValue } }
+  }
+  var playingNow: [String] { state.value.playingNow }
+  /// Titles of the listens answered 200, in order.
+  var taken: [String] { state.value.taken }
+  func stop() { server.stop() }
+}
+
 /// A value shared with a server's handler thread.
 private final class Locked<Value: Sendable>: @unchecked Sendable {
   private let lock = NSLock()
   private var _value: Value
   init(_ value: Value) { _value = value }
-  var value: Value {
-    get { lock.withLock { _value } }
-    set { lock.withLock { _value = newValue } }
-  }
+  var value: Value { lock.withLock { _value } }
+  /// Changes the value under the lock, so two threads' changes never overwrite each other.
+  func update(_ change: (inout Value) -> Void) { lock.withLock { change(&_value) } }
 }
