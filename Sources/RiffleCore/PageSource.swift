@@ -88,6 +88,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .queue: return "Nothing is up next"
     case .library(.search(let term)):
       return "Nothing in the library matches \u{201C}\(term)\u{201D}"
+    case .library(.folder(let path)):
+      return "No songs Riffle plays in \u{201C}\((path as NSString).lastPathComponent)\u{201D}"
     case .library: return "No songs in the library here: add folders with riffle library add"
     case .search(let term): return "No songs found for \u{201C}\(term)\u{201D}"
     case .artist(let name), .artistID(_, let name):

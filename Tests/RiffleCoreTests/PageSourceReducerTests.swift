@@ -268,6 +268,10 @@ struct OpeningSourceReducerTests {
     #expect(Paging.feed.emptyNote == "The feed has no songs")
     #expect(Paging.search.emptyNote == "No songs found for \u{201C}neon\u{201D}")
     #expect(Paging.artist.emptyNote == "No songs found for the artist \u{201C}Mira Sol\u{201D}")
+    #expect(
+      SourceKind.library(.folder("/home/me/Documents")).emptyNote
+        == "No songs Riffle plays in \u{201C}Documents\u{201D}")
+    #expect(SourceKind.library(.all).emptyNote.contains("riffle library add"))
   }
 
   @Test("An answer for a source no longer being opened is ignored")
