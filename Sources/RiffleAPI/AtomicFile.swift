@@ -7,12 +7,13 @@ import Foundation
 /// Writes files so that a crash or kill at any moment leaves either the old or the new file,
 /// never a half one: write a temporary file beside it, fsync, rename over, fsync the folder.
 public enum AtomicFile {
-  public static func write(_ data: Data, to url: URL) throws {
+  /// `mode`: the new file's permissions (0600 for a file holding a password).
+  public static func write(_ data: Data, to url: URL, mode: mode_t = 0o644) throws {
     let folder = url.deletingLastPathComponent()
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     let temp = folder.appendingPathComponent(
       temporaryName(for: url.lastPathComponent, pid: getpid()))
-    let fd = open(temp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let fd = open(temp.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
     guard fd >= 0 else { throw POSIXError.current("create \(temp.path)") }
     var ok = true
     data.withUnsafeBytes { bytes in

@@ -213,6 +213,20 @@ public final class HTTPClient: Sendable {
   public func stream(_ request: HTTPRequest, handlers: StreamHandlers) -> Transfer {
     let loop = self.loop
     let transfer = Transfer(onCancel: { loop.wake() })
+    if request.url.scheme?.lowercased() == SubsonicServers.scheme {
+      // A server's address without credentials: signed (fresh salt) just before it is fetched.
+      SubsonicServers.shared.resolve(request.url) { [self] result in
+        switch result {
+        case .success(let url):
+          var signed = request
+          signed.url = url
+          loop.add(CurlJob(client: self, request: signed, handlers: handlers, transfer: transfer))
+        case .failure(let error):
+          handlers.onComplete(error)
+        }
+      }
+      return transfer
+    }
     if request.url.isFileURL {
       loop.add(FileJob(request: request, handlers: handlers, transfer: transfer))
     } else {

@@ -56,6 +56,8 @@ public struct Config: Equatable, Sendable {
   public var token: String?
   /// Where listens are scrobbled (`[scrobble.listenbrainz]`, `[scrobble.lastfm]`).
   public var scrobble = ScrobbleSettings()
+  /// The Subsonic-compatible servers of `[[servers]]` (see Config+Servers.swift).
+  public var servers: [SubsonicServerSettings] = []
 
   public init(
     keyMap: KeyMap = .standard, theme: Theme = .standard, itunesURL: URL? = nil,
@@ -72,6 +74,7 @@ public struct Config: Equatable, Sendable {
       && a.lyricsURL == b.lyricsURL && a.notifications == b.notifications
       && a.libraryFolders == b.libraryFolders && a.color == b.color
       && a.pictures == b.pictures && a.token == b.token && a.scrobble == b.scrobble
+      && a.servers == b.servers
   }
 
   /// Settings that hold a base URL, and where each goes.
@@ -154,7 +157,9 @@ public struct Config: Equatable, Sendable {
     let lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
 
     let urlNames = Set(urlSettings.map(\.name))
-    let sections: Set = ["keys", "theme", "notifications", "library", "display", "scrobble"]
+    let sections: Set = [
+      "keys", "theme", "notifications", "library", "display", "scrobble", "servers",
+    ]
     let plain: Set = ["token"]
     for key in table.keys
     where !sections.contains(key) && !urlNames.contains(key) && !plain.contains(key) {
@@ -212,6 +217,9 @@ public struct Config: Equatable, Sendable {
     }
     if let scrobble = table["scrobble"] {
       config.scrobble = parseScrobble(scrobble, lines: lines, problems: &problems)
+    }
+    if let servers = table["servers"] {
+      config.servers = parseServers(servers, lines: lines, problems: &problems)
     }
     return (config, problems)
   }

@@ -66,7 +66,7 @@ final class EffectRunner {
       clients.likes.set(id, liked) { error in
         if let error { post(.likeSaveFailed(songID: id, liked: liked, error)) }
       }
-      if sync == .likesEndpoint {
+      if sync == .likesEndpoint || sync == .server {
         clients.likes.sync(id, liked) { refused, reason in
           post(.likeRejected(songID: id, liked: refused, reason))
         }

@@ -101,6 +101,11 @@ public struct PageClient: Sendable {
           return done(.failure(FeedLoadError.http(.transport("no podcasts here")).failure))
         }
         podcasts.latestPage { done($0.mapError(\.failure)) }
+      case .server(let name, let query):
+        guard let server = SubsonicServers.shared.client(named: name) else {
+          return done(.failure(Failure(SubsonicServers.unknownServerMessage(name))))
+        }
+        server.page(query, cursor: cursor) { done($0.mapError(\.failure)) }
       }
     }
   }

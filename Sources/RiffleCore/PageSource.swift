@@ -31,6 +31,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
   /// A live radio station: one page whose audio does not end. `riffle URL` opens a `.feed`; an
   /// answer that is an audio stream (or a playlist pointing at one) turns it into this.
   case station(URL, name: String)
+  /// A Subsonic-compatible server named in config.toml's `[[servers]]`, and what of it.
+  case server(String, ServerQuery)
 
   /// How the status line names the source ("“blue”", "Mira Sol's top songs").
   public var label: String {
@@ -46,6 +48,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcast(_, let show): return "\u{201C}\(show)\u{201D}"
     case .podcasts: return "your podcasts"
     case .station(_, let name): return name
+    case .server(let name, let query): return serverLabel(name, query)
     }
   }
 
@@ -61,6 +64,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcast(_, let show): return show
     case .podcasts: return "Your podcasts"
     case .station(_, let name): return name + " \u{00B7} live"
+    case .server(let name, let query): return serverTitle(name, query)
     }
   }
 
@@ -77,6 +81,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcast: return "Loading episodes\u{2026}"
     case .podcasts: return "Checking your podcasts\u{2026}"
     case .station: return "Tuning in\u{2026}"
+    case .server(let name, let query): return serverActivity(name, query)
     }
   }
 
@@ -100,6 +105,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcast: return "The podcast has no episodes"
     case .podcasts: return "No podcasts followed: riffle podcast add URL"
     case .station: return "The station sent nothing to play"
+    case .server(let name, let query): return serverEmptyNote(name, query)
     }
   }
 
@@ -115,6 +121,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcast: return "End of the podcast"
     case .podcasts: return "End of your podcasts"
     case .station(_, let name): return "\(name) stopped sending"
+    case .server(_, let query): return serverEndNote(query)
     }
   }
 
@@ -136,6 +143,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
       return count == 1 ? "1 show could not be had" : "\(count) shows could not be had"
     case .station:
       return "\(count) left out"
+    case .server:
+      return count == 1 ? "skipped 1 entry without an id" : "skipped \(count) entries without an id"
     }
   }
 
@@ -143,7 +152,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
   /// be a few songs each; a catalog's batches are 25 from a slower, rate-limited API.
   public var lookahead: Int {
     switch self {
-    case .feed, .playlist, .queue, .library, .podcast, .podcasts, .station: return 3
+    case .feed, .playlist, .queue, .library, .podcast, .podcasts, .station, .server: return 3
     case .search, .artist, .artistID, .charts: return 5
     }
   }
@@ -161,6 +170,8 @@ public enum LikeDestination: UInt8, Hashable, Sendable, Codable {
   case localOnly
   /// Sent to the likes endpoint the user gave (`--likes-endpoint`): a feed's songs.
   case likesEndpoint
+  /// A star on the Subsonic-compatible server the song came from (`star`, `unstar`).
+  case server
 }
 
 /// Which page of a source to ask for next; a source's client makes these and reads them back.

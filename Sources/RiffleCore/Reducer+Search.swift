@@ -21,7 +21,9 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
     guard !term.isEmpty else { return [] }
     state.searchHistory = state.searchHistory.recording(term)
     // Over the library, / searches the library; elsewhere, iTunes.
-    let kind: SourceKind = state.searchesLibrary ? .library(.search(term)) : .search(term)
+    var kind: SourceKind = state.searchesLibrary ? .library(.search(term)) : .search(term)
+    // Over a server's pages, / searches that server.
+    if let server = state.source?.kind.serverName { kind = .server(server, .search(term)) }
     return [.saveSearchHistory(state.searchHistory)] + reducePages(&state, .open(kind))
 
   case .cancelSearch:
@@ -46,6 +48,10 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
       state.notice = "This song does not name its artist"
       return []
     }
+    // A song of a server: the artist's songs on that server.
+    if let server = state.source?.kind.serverName {
+      return reducePages(&state, .open(.server(server, .artist(name))))
+    }
     // A song of the library: the artist's songs in the library; otherwise the top songs.
     if case .library = state.source?.kind {
       return reducePages(&state, .open(.library(.artist(name))))
@@ -53,6 +59,15 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
     return reducePages(&state, .open(.artist(name)))
 
   case .showAlbum:
+    // A server's album page, or a server's song: that album's songs on the server.
+    if let server = state.source?.kind.serverName, let song = state.currentSong {
+      guard let id = song.albumID else {
+        state.notice = "This song does not name its album"
+        return []
+      }
+      let title = song.isAlbumPage ? song.title : song.album ?? "Album"
+      return reducePages(&state, .open(.server(server, .album(id: id, title: title))))
+    }
     guard let song = state.currentSong, case .library = state.source?.kind,
       let album = song.album, !album.isEmpty
     else {

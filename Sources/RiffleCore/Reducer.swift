@@ -56,7 +56,9 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
       state.playback = .playing
       return [.resume]
     case .idle, .finished, .failed:
-      guard state.currentSong != nil else { return [] }
+      guard let song = state.currentSong else { return [] }
+      // An album's page: Space opens the album, as b does.
+      if song.isAlbumPage { return reduceSearch(&state, .showAlbum) }
       return playCurrent(&state)
     }
 
@@ -198,6 +200,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
 /// Starts the song on the current page from the beginning under a new play request.
 func playCurrent(_ state: inout PlayerState) -> [PlayerEffect] {
   guard let song = state.currentSong else { return [] }
+  if song.isAlbumPage { return showAlbumPage(&state, song) }
   state.playID += 1
   state.playback = .loading
   state.position = 0

@@ -37,6 +37,10 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable, Codable {
   public var notes: String?
   /// A Podcasting 2.0 chapters file, kept as its text.
   private var chaptersText: String?
+  /// The source's own id of the song's album (a Subsonic server's `albumId`), for `b`.
+  public var albumID: String?
+  /// Set on a page that stands for an album rather than a song (a server's album list).
+  private var albumPage: Bool?
 
   public init(
     id: String, title: String, displayName: String, handle: String, imageURL: URL? = nil,
@@ -59,6 +63,13 @@ public struct Song: Equatable, Hashable, Sendable, Identifiable, Codable {
     self.released = released
     self.notes = notes
     self.chaptersText = chaptersURL?.absoluteString
+  }
+
+  /// True for a page that stands for an album (its `albumID`): it does not play; `b` or Space
+  /// opens its songs.
+  public var isAlbumPage: Bool {
+    get { albumPage ?? false }
+    set { albumPage = newValue ? true : nil }
   }
 
   public var chaptersURL: URL? {

@@ -48,7 +48,7 @@ struct Riffle: ParsableCommand {
     version: RiffleVersion.string,
     subcommands: [
       Play.self, Search.self, Artist.self, Charts.self, Podcast.self, Podcasts.self,
-      Library.self, Playlists.self, Identify.self, Doctor.self,
+      Library.self, Playlists.self, Identify.self, Doctor.self, Server.self,
     ],
     defaultSubcommand: Play.self)
 
@@ -182,6 +182,7 @@ struct PlayerOptions: ParsableArguments {
     let environment = { (name: String) in ProcessInfo.processInfo.environment[name] }
     let paths = AppPaths.fromEnvironment()
     let (config, problems) = Config.load(from: paths.config.appendingPathComponent("config.toml"))
+    SubsonicServers.shared.register(config.servers)
     // Each service's base URL: the flag, then the environment, then config.toml, then the default.
     let services: (itunes: URL, lyrics: URL, charts: URL)
     do {
@@ -618,7 +619,7 @@ private func startPlayer(
       },
       events: { event in box.model?.post(event.action) },
       positions: EpisodePositions(file: paths.episodePositionsFile)),
-    likes: .live(likeStore, remote: likeSync),
+    likes: LikesClient.live(likeStore, remote: likeSync).sendingStars(to: .shared),
     saveSearchHistory: { terms in
       do {
         try SearchHistory.save(terms, to: historyFile)
@@ -626,10 +627,11 @@ private func startPlayer(
         FileHandle.standardError.write(Data("search history: \(error)\n".utf8))
       }
     },
-    lyrics: .live(
+    lyrics: LyricsClient.live(
       LyricsSource(
         baseURL: services.lyrics,
-        cache: DiskCache(folder: paths.cache.appendingPathComponent("lyrics"), capacity: 8 << 20))),
+        cache: DiskCache(folder: paths.cache.appendingPathComponent("lyrics"), capacity: 8 << 20))
+    ).askingServers(.shared),
     identify: .live(
       capture: capture,
       store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))),
@@ -652,10 +654,10 @@ private func startPlayer(
       }
     },
     copyToClipboard: { text in Clipboard.copy(text) },
-    scrobble: Scrobbler.start(
+    scrobble: (Scrobbler.start(
       settings: config.scrobble, paths: paths,
       onProblem: { problem in box.model?.post(.notify(problem)) }
-    ).map(ScrobbleClient.live) ?? .none)
+    ).map(ScrobbleClient.live) ?? .none).reportingPlays(to: .shared))
   let cellPixels: (() -> (width: Int, height: Int))? =
     pictures.protocol == .symbols ? nil : { terminal.cellPixels }
   let artwork = Artwork(
