@@ -29,6 +29,7 @@ private enum Paging {
   static let kinds = [
     feed, search, artist, playlist, chosenArtist, charts, podcast, SourceKind.podcasts,
     SourceKind.station(URL(string: "http://radio.example/live")!, name: "Radio One"),
+    SourceKind.server("home", .search("neon")), SourceKind.server("home", .artist("Mira Sol")),
   ]
 
   /// A later page as the kind counts pages.
@@ -37,6 +38,8 @@ private enum Paging {
     case .feed, .playlist, .queue, .podcast, .podcasts, .station: return .page(n, size: 10)
     case .library: return .offset(n * 100, limit: 100)
     case .search, .artist, .artistID, .charts: return .offset(n * 25, limit: 25)
+    case .server(_, .artist): return .page(n, size: nil)
+    case .server: return .offset(n * 20, limit: 20)
     }
   }
 

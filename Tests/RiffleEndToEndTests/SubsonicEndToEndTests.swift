@@ -1,0 +1,306 @@
+import Foundation
+import RiffleTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A real Subsonic server on loopback: Supysonic from PyPI (it speaks API 1.12.0, so Riffle
+/// signs in with the hex password, allowed on loopback), installed once into a virtual
+/// environment under .build, serving a folder of songs ffmpeg makes, with its ListenBrainz
+/// forwarding pointed at a loopback server so that the scrobbles it takes can be seen.
+private final class Supysonic {
+  static let user = "alice"
+  static let password = "pa ss+w\u{00F6}rd"
+  /// (artist, album, title, hz, seconds, year of the file's date: Supysonic's "newest")
+  static let songs: [(String, String, String, Int, Int, Int)] = [
+    ("Mira Sol", "Dawn", "First Light", 440, 4, 2024),
+    ("Mira Sol", "Dawn", "Second Sun", 550, 3, 2024),
+    ("Kai Verne", "Middle", "Between", 330, 3, 2022),
+    ("Kai Verne", "Old Roads", "Dust", 220, 3, 2020),
+  ]
+
+  let folder: TemporaryDirectory
+  let port: UInt16
+  let listenBrainz: LoopbackHTTPServer
+  private var server: ChildProcess?
+
+  /// The virtual environment with supysonic and waitress, made on first use.
+  static func environment() throws -> URL {
+    let venv = TestFiles.repoRoot.appendingPathComponent(".build/supysonic-venv")
+    let server = venv.appendingPathComponent("bin/supysonic-server").path
+    if FileManager.default.isExecutableFile(atPath: server) { return venv }
+    try? FileManager.default.removeItem(at: venv)
+    let made = try runProgram("/usr/bin/python3", ["-m", "venv", venv.path])
+    guard made.status == 0 else {
+      throw Unavailable("python3 -m venv failed (python3-venv missing?): \(made.stderr)")
+    }
+    let pip = try runProgram(
+      venv.appendingPathComponent("bin/pip").path,
+      ["install", "--quiet", "supysonic", "waitress"])
+    guard pip.status == 0, FileManager.default.isExecutableFile(atPath: server) else {
+      try? FileManager.default.removeItem(at: venv)
+      throw Unavailable("pip cannot install supysonic and waitress: \(pip.stderr.suffix(300))")
+    }
+    return venv
+  }
+
+  struct Unavailable: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+  }
+
+  init() throws {
+    let venv = try Self.environment()
+    folder = try TemporaryDirectory("riffle-supysonic")
+    listenBrainz = try LoopbackHTTPServer { _ in
+      .respond(status: 200, body: Data(#"{"status":"ok"}"#.utf8))
+    }
+    let music = folder.file("music")
+    let cover = TestFiles.fixture("cover.jpg").path
+    for (number, song) in Self.songs.enumerated() {
+      let (artist, album, title, hz, seconds, year) = song
+      let albumFolder = music.appendingPathComponent("\(artist)/\(album)")
+      try FileManager.default.createDirectory(at: albumFolder, withIntermediateDirectories: true)
+      let file = albumFolder.appendingPathComponent("\(number) \(title).mp3")
+      let encoded = try runProgram(
+        "/usr/bin/ffmpeg",
+        [
+          "-loglevel", "error", "-y", "-f", "lavfi", "-i",
+          "sine=frequency=\(hz):duration=\(seconds)",
+          "-i", cover, "-map", "0:a", "-map", "1:v", "-c:v", "copy", "-disposition:v",
+          "attached_pic", "-id3v2_version", "3", "-ac", "2", "-ar", "44100", "-b:a", "128k",
+          "-metadata", "title=\(title)", "-metadata", "artist=\(artist)", "-metadata",
+          "album=\(album)", "-metadata", "track=\(number + 1)", file.path,
+        ])
+      guard encoded.status == 0 else { throw TmuxError("ffmpeg: \(encoded.stderr)") }
+      // Supysonic's newest albums are those of the newest files.
+      var date = DateComponents(calendar: Calendar(identifier: .gregorian), year: year, month: 6)
+      date.timeZone = TimeZone(identifier: "UTC")
+      try FileManager.default.setAttributes(
+        [.modificationDate: date.date!], ofItemAtPath: file.path)
+    }
+    port = try Self.freePort()
+    try """
+    [base]
+    database_uri = sqlite:///\(folder.file("supysonic.db").path)
+    [webapp]
+    cache_dir = \(folder.file("cache").path)
+    [daemon]
+    socket = \(folder.file("daemon.sock").path)
+    run_watcher = no
+    [listenbrainz]
+    api_url = \(listenBrainz.baseURL.absoluteString)
+    """.write(to: folder.file("supysonic.conf"), atomically: true, encoding: .utf8)
+    let bin = venv.appendingPathComponent("bin")
+    // Supysonic reads supysonic.conf from the folder it runs in.
+    let cli = bin.appendingPathComponent("supysonic-cli").path
+    let python = bin.appendingPathComponent("python").path
+    for arguments in [
+      ["user", "add", Self.user, "-p", Self.password], ["folder", "add", "music", music.path],
+      ["folder", "scan", "music"],
+    ] {
+      let result = try runProgram(
+        "/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", folder.url.path, cli] + arguments)
+      guard result.status == 0 else { throw TmuxError("supysonic-cli \(arguments): \(result)") }
+    }
+    // The user's ListenBrainz token (the web page's "link" would ask ListenBrainz itself).
+    let linked = try runProgram(
+      python,
+      [
+        "-c",
+        "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute(\"update user set listenbrainz_session='lb-token' where name=?\", (sys.argv[2],)); c.commit()",
+        folder.file("supysonic.db").path, Self.user,
+      ])
+    guard linked.status == 0 else { throw TmuxError("linking ListenBrainz: \(linked.stderr)") }
+    server = try ChildProcess(
+      "/bin/sh",
+      [
+        "-c", "cd \"$0\" && exec \"$@\"", folder.url.path,
+        bin.appendingPathComponent("supysonic-server").path, "-S", "waitress", "-h", "127.0.0.1",
+        "-p", "\(port)",
+      ])
+    let deadline = Date().addingTimeInterval(20)
+    while Date() < deadline {
+      if let answer = try? api("ping"), answer.contains("\"ok\"") { return }
+      Thread.sleep(forTimeInterval: 0.2)
+    }
+    throw TmuxError("supysonic-server did not answer on port \(port)")
+  }
+
+  deinit {
+    server?.stop()
+    listenBrainz.stop()
+  }
+
+  var url: String { "http://127.0.0.1:\(port)" }
+
+  /// A signed-in request made with curl, as another client of the server would.
+  func api(_ endpoint: String, _ query: String = "") throws -> String {
+    let hex = Array(Self.password.utf8).map { String(format: "%02x", $0) }.joined()
+    let result = try runProgram(
+      "/usr/bin/curl",
+      [
+        "-s", "--max-time", "5",
+        "\(url)/rest/\(endpoint)?v=1.12.0&c=test&f=json&u=\(Self.user)&p=enc:\(hex)\(query)",
+      ])
+    return result.stdout
+  }
+
+  /// Titles of what Supysonic passed on to ListenBrainz, by listen type.
+  func forwarded(_ type: String) -> [String] {
+    listenBrainz.requests.compactMap { request in
+      guard let json = try? JSONSerialization.jsonObject(with: request.body) as? [String: Any],
+        json["listen_type"] as? String == type,
+        let payload = json["payload"] as? [[String: Any]]
+      else { return nil }
+      return (payload.first?["track_metadata"] as? [String: Any])?["track_name"] as? String
+    }
+  }
+
+  static func freePort() throws -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+      }
+    }
+    guard bound else { throw TmuxError("no free port") }
+    return UInt16(bigEndian: address.sin_port)
+  }
+}
+
+/// A home for the player with the server in its config.toml, added as a user would.
+private func home(for server: Supysonic, password: String) throws -> TemporaryDirectory {
+  let home = try TemporaryDirectory("riffle-subsonic-home")
+  let add = Process()
+  add.executableURL = URL(fileURLWithPath: TestFiles.riffleBinary)
+  add.arguments = ["server", "add", "home", server.url, Supysonic.user]
+  add.environment = ProcessInfo.processInfo.environment.merging(home.xdgEnvironment) { $1 }
+  let input = Pipe()
+  add.standardInput = input
+  add.standardOutput = FileHandle.nullDevice
+  try add.run()
+  input.fileHandleForWriting.write(Data((password + "\n").utf8))
+  try input.fileHandleForWriting.close()
+  add.waitUntilExit()
+  guard add.terminationStatus == 0 else { throw TmuxError("riffle server add failed") }
+  return home
+}
+
+@Suite("Subsonic end to end (a real Supysonic on loopback)", .serialized)
+struct SubsonicEndToEndTests {
+  fileprivate static func server() throws -> Supysonic {
+    do {
+      return try Supysonic()
+    } catch let error as Supysonic.Unavailable {
+      try Test.cancel("skipped: \(error.description)")
+    }
+  }
+
+  @Test(
+    "albums newest first as pages, b opens one, its songs play and star, search, scrobbles reach the server, no secret written"
+  )
+  func browseAndPlay() throws {
+    let server = try Self.server()
+    let home = try home(for: server, password: Supysonic.password)
+    let config = home.url.appendingPathComponent("config/riffle/config.toml")
+    let mode = try FileManager.default.attributesOfItem(atPath: config.path)[.posixPermissions]
+    #expect((mode as? NSNumber)?.intValue == 0o600, "config.toml holds a password: 0600")
+    let list = try runProgram(
+      TestFiles.riffleBinary, ["server", "list"], environment: home.xdgEnvironment)
+    #expect(list.stdout.contains("home  \(server.url)  alice  password"), "\(list)")
+    #expect(!list.stdout.contains(Supysonic.password))
+
+    let wav = home.file("out.wav")
+    let tmux = try TmuxSession(
+      command: [TestFiles.riffleBinary, "server", "home", "--audio", "wav:\(wav.path)"],
+      environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }, width: 100,
+      height: 30)
+    defer { tmux.kill() }
+    // The newest album first, one page each; nothing plays on an album's page.
+    try tmux.waitForAll("home \u{00B7} newest albums", "Dawn", "Mira Sol \u{00B7} 2 songs", "1 / 3")
+    try tmux.waitFor("b or Space opens it")
+    tmux.sendKeys("Right")
+    try tmux.waitForAll("Middle", "2 / 3")
+    tmux.sendKeys("Right")
+    try tmux.waitForAll("Old Roads", "3 / 3")
+    tmux.sendKeys("Left", "Left")
+    try tmux.waitForAll("Dawn", "1 / 3")
+    // b opens the album: its songs in order, the first playing.
+    tmux.sendKeys("b")
+    try tmux.waitForAll("First Light", "Mira Sol \u{00B7} Dawn", "1 / 2", "0:01")
+    // Now playing reached the server, and past half the song a listen.
+    tmux.sendKeys("l")
+    try tmux.waitFor("\u{2665}")
+    try tmux.waitFor("Second Sun", timeout: 10)
+    var deadline = Date().addingTimeInterval(8)
+    while Date() < deadline, !server.forwarded("single").contains("First Light") {
+      Thread.sleep(forTimeInterval: 0.2)
+    }
+    #expect(server.forwarded("playing_now").contains("First Light"))
+    #expect(
+      server.forwarded("single").contains("First Light"), "a listen: \(server.forwarded("single"))")
+    // The star is on the server, as another client reads it.
+    deadline = Date().addingTimeInterval(5)
+    var starred = ""
+    while Date() < deadline {
+      starred = try server.api("getStarred2")
+      if starred.contains("First Light") { break }
+      Thread.sleep(forTimeInterval: 0.2)
+    }
+    #expect(starred.contains("First Light"), "starred on the server: \(starred)")
+    // / searches the server.
+    tmux.sendKeys("/")
+    tmux.sendLiteral("Dust")
+    tmux.sendKeys("Enter")
+    try tmux.waitForAll("home: \u{201C}Dust\u{201D}", "Dust", "Kai Verne \u{00B7} Old Roads")
+    // a: the artist's songs on the server, album by album.
+    tmux.sendKeys("a")
+    try tmux.waitForAll("Kai Verne \u{00B7} home", "Between")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+
+    // What was heard came from the server: the first song whole.
+    let heard = try WAVFile.read(wav)
+    #expect(heard.seconds >= 3.5, "heard \(heard.seconds) s")
+    #expect(heard.rms > 0.02, "heard sound, not silence: rms \(heard.rms)")
+
+    // No secret in any file Riffle wrote but config.toml: log, cache, session, likes.
+    let hex = Array(Supysonic.password.utf8).map { String(format: "%02x", $0) }.joined()
+    let secrets = [Supysonic.password, hex, "p=enc:", "&t=", "&s="]
+    let files = FileManager.default.enumerator(at: home.url, includingPropertiesForKeys: nil)!
+    var read = 0
+    for case let file as URL in files where file.lastPathComponent != "config.toml" {
+      guard let data = try? Data(contentsOf: file) else { continue }
+      read += 1
+      let text = String(decoding: data, as: UTF8.self)
+      for secret in secrets {
+        #expect(!text.contains(secret), "\(secret) in \(file.path)")
+      }
+    }
+    #expect(read >= 3, "the log, the session and a cached cover or song were read: \(read)")
+  }
+
+  @Test("a wrong password says so and names the setting; the screen still answers")
+  func wrongPassword() throws {
+    let server = try Self.server()
+    let home = try home(for: server, password: "not-the-password")
+    let tmux = try TmuxSession(
+      command: [TestFiles.riffleBinary, "server", "home", "--audio", "null"],
+      environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }, width: 120,
+      height: 24)
+    defer { tmux.kill() }
+    try tmux.waitForAll("home: wrong user or password", "config.toml")
+    tmux.sendKeys("?")
+    try tmux.waitFor("start of the song")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
+}
