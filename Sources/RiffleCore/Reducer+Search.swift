@@ -66,6 +66,8 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
         return []
       }
       let title = song.isAlbumPage ? song.title : song.album ?? "Album"
+      // The album page's "b or Space opens it" is done with.
+      if song.isAlbumPage { state.message = nil }
       return reducePages(&state, .open(.server(server, .album(id: id, title: title))))
     }
     guard let song = state.currentSong, case .library = state.source?.kind,
