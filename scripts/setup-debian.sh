@@ -23,6 +23,7 @@ packages=(
   libpulse-dev        # PulseAudio's simple API: playback, and recording for "name that song"
   libxml2-dev         # podcast feeds: FoundationXML (XMLParser) links libxml2; a static build needs its .so
   icecast2            # tests play a live station from a private Icecast server (ffmpeg is its source)
+  python3-venv curl   # tests install Supysonic (a Subsonic server) from PyPI into a venv and query it
   ncurses-term        # terminfo for tmux-256color, xterm-direct, ...
   tmux                # the end-to-end tests drive the real screen through it
   pulseaudio pulseaudio-utils  # tests play through a private PulseAudio server (pactl, parec)
