@@ -23,6 +23,7 @@ struct ManPageTests {
     for command in [
       [], ["play"], ["search"], ["artist"], ["charts"], ["identify"], ["doctor"], ["library"],
       ["library", "add"], ["library", "scan"], ["library", "search"], ["playlists"],
+      ["server"], ["server", "add"], ["server", "list"],
     ] {
       let help = try runProgram(TestFiles.riffleBinary, command + ["--help"])
       #expect(help.status == 0)
@@ -48,6 +49,9 @@ struct ManPageTests {
     }
     for command in ["add", "scan", "search"] {
       #expect(page.contains(".B riffle library \(command)"))
+    }
+    for command in ["server add", "server list"] {
+      #expect(page.contains(".B riffle \(command)") || page.contains(".BI \"riffle \(command)\""))
     }
   }
 
