@@ -66,7 +66,7 @@ extension Command {
     Command(
       "artist", .showArtist, keys: [.char("a")], help: "the artist's songs",
       hint: Hint(label: "artist", dropAt: 1)),
-    Command("album", .showAlbum, keys: [.char("b")], help: "the album (your library)"),
+    Command("album", .showAlbum, keys: [.char("b")], help: "album (library, server)"),
     Command(
       "lyrics", .toggleLyrics, keys: [.char("y")], help: "show / hide lyrics",
       hint: Hint(label: "lyrics", dropAt: 2)),
