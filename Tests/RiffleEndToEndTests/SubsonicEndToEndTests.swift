@@ -300,6 +300,51 @@ struct SubsonicEndToEndTests {
     #expect(read >= 3, "the log, the session and a cached cover or song were read: \(read)")
   }
 
+  @Test("a slow server leaves the screen answering; a sign-in page answered with 200 is named")
+  func slowServerAndSignInPage() throws {
+    // Signs in (API 1.16: tokens), then never answers for the albums.
+    let slow = try LoopbackHTTPServer { request in
+      if request.path == "/rest/getAlbumList2" { return .hang }
+      return .respond(
+        status: 200,
+        body: Data(#"{"subsonic-response":{"status":"ok","version":"1.16.1"}}"#.utf8))
+    }
+    defer { slow.stop() }
+    let page = try LoopbackHTTPServer { _ in
+      .respond(
+        status: 200, headers: ["Content-Type": "text/html"],
+        body: Data("<!DOCTYPE html><html><body><form>Sign in</form></body></html>".utf8))
+    }
+    defer { page.stop() }
+    for (server, check) in [(slow, "slow"), (page, "page")] {
+      let home = try TemporaryDirectory("riffle-subsonic-home")
+      let config = home.url.appendingPathComponent("config/riffle")
+      try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+      try """
+      [[servers]]
+      name = "home"
+      url = "\(server.baseURL.absoluteString)"
+      user = "joe"
+      password = "sesame"
+      """.write(to: config.appendingPathComponent("config.toml"), atomically: true, encoding: .utf8)
+      let tmux = try TmuxSession(
+        command: [TestFiles.riffleBinary, "server", "home", "--audio", "null"],
+        environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }, width: 120,
+        height: 24)
+      defer { tmux.kill() }
+      if check == "slow" {
+        try tmux.waitFor("Asking home for its albums")
+        tmux.sendKeys("?")
+        try tmux.waitFor("start of the song")
+        tmux.sendKeys("?")
+      } else {
+        try tmux.waitFor("something else than the Subsonic API")
+      }
+      tmux.sendKeys("q")
+      #expect(try tmux.waitForExit() == 0)
+    }
+  }
+
   @Test("a wrong password says so and names the setting; the screen still answers")
   func wrongPassword() throws {
     let server = try Self.server()
