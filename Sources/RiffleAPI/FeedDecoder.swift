@@ -132,7 +132,8 @@ public enum FeedDecoder {
           key == "sections"
           ? try readSections(&reader, base: base) : try readEntries(&reader, base: base)
       case "page" where first, "per_page" where first, "page_size" where first,
-        "total_pages" where first:
+        "total_pages" where first, "current_page" where first,
+        "num_total_results" where first:
         envelope[key] = try reader.readScalar()
       default:
         if let wanted = entryFields[key], single[key] == nil {
@@ -146,6 +147,7 @@ public enum FeedDecoder {
         }
       }
     }
+    let entries = listKeys.lazy.compactMap({ lists[$0] }).first?.count ?? 0
     guard var page = listKeys.lazy.compactMap({ lists[$0] }).first?.page else {
       // No list: a clip object alone is a page of one, when it names a song at all.
       let entry = JSONValue.object(single)
@@ -157,7 +159,23 @@ public enum FeedDecoder {
     page.page = envelope["page"]?.int
     page.pageSize = envelope["per_page"]?.int ?? envelope["page_size"]?.int
     page.totalPages = envelope["total_pages"]?.int
+    if page.page == nil, let current = envelope["current_page"]?.int,
+      let total = envelope["num_total_results"]?.int
+    {
+      page.page = current
+      page.totalPages = suno(current: current, total: total, entries: entries)
+    }
     return page
+  }
+
+  /// Suno's paging (a playlist, a profile, the feed): `current_page` and `num_total_results`,
+  /// no page count. The page asked for next is `current_page + 1` (clients ask for `page=0`
+  /// first, some for `page=1`; counted from 1, the pages seen so far hold at most
+  /// `current_page` times this page's entries, so that bound never ends the pages early).
+  /// Returns the page count as `FeedPaging` reads it: this page when it is the last, nil while
+  /// more may come. An empty page ends the pages in any case.
+  static func suno(current: Int, total: Int, entries: Int) -> Int? {
+    entries == 0 || current * entries >= total ? current : nil
   }
 
   /// The keys of the root that hold songs, the one that wins first.

@@ -54,6 +54,30 @@ struct SunoShapesTests {
     #expect(page.skipped == [] && page.notReady == [])
   }
 
+  @Test("Suno's current_page and num_total_results page on until the results are all seen")
+  func sunoPaging() throws {
+    func paging(_ current: Int, total: Int, clips: Int) throws -> FeedPaging? {
+      let list = (0..<clips).map { playable("c\(current)-\($0)") }.joined(separator: ",")
+      return try decode(
+        #"{"clips": [\#(list)], "num_total_results": \#(total), "current_page": \#(current)}"#
+      ).paging
+    }
+    // More to come: the next page number, no page size sent (Suno's pages are its own size).
+    #expect(try paging(0, total: 45, clips: 20) == FeedPaging(page: 0))
+    #expect(try paging(0, total: 45, clips: 20)?.nextPage == 1)
+    #expect(try paging(2, total: 45, clips: 20)?.nextPage == 3)
+    // All seen, counting from 1 (so a feed counting from 0 is never cut short): the end.
+    #expect(try paging(1, total: 2, clips: 2)?.nextPage == nil)
+    #expect(try paging(3, total: 45, clips: 20)?.nextPage == nil)
+    // An empty page ends it whatever the total says.
+    #expect(try paging(4, total: 45, clips: 0)?.nextPage == nil)
+    // Envelope paging (page, total_pages) wins where both are given.
+    let both = try decode(
+      #"{"clips": [\#(playable("x"))], "page": 2, "total_pages": 2, "current_page": 0, "num_total_results": 99}"#
+    )
+    #expect(both.paging == FeedPaging(page: 2, totalPages: 2))
+  }
+
   @Test("A profile's songs are its clips")
   func profile() throws {
     let page = try decode(
