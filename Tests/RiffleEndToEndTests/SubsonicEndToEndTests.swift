@@ -284,6 +284,16 @@ struct SubsonicEndToEndTests {
     #expect(heard.seconds >= 4.5, "heard \(heard.seconds) s")
     #expect(heard.rms > 0.02, "heard sound, not silence: rms \(heard.rms)")
 
+    // The session comes back from the server's credential-free addresses: its song, paused.
+    let again = try TmuxSession(
+      command: [TestFiles.riffleBinary, "--audio", "null"],
+      environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }, width: 100,
+      height: 30)
+    defer { again.kill() }
+    try again.waitForAll("Kai Verne \u{00B7} home", "Between", "Play")
+    again.sendKeys("q")
+    #expect(try again.waitForExit() == 0)
+
     // No secret in any file Riffle wrote but config.toml: log, cache, session, likes.
     let hex = Array(Supysonic.password.utf8).map { String(format: "%02x", $0) }.joined()
     let secrets = [Supysonic.password, hex, "p=enc:", "&t=", "&s="]
