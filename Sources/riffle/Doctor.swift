@@ -39,6 +39,7 @@ struct Doctor: ParsableCommand {
     checks.append(DoctorCheck.ffmpeg())
     checks.append(DoctorCheck.source(source))
     checks += DoctorCheck.services(config: config, environment: environment)
+    checks += DoctorCheck.servers(config.servers)
     checks += DoctorCheck.config(problems, file: paths.config.appendingPathComponent("config.toml"))
     checks.append(DoctorCheck.folder("data", paths.data, variable: "XDG_DATA_HOME"))
     checks.append(DoctorCheck.folder("cache", paths.cache, variable: "XDG_CACHE_HOME"))

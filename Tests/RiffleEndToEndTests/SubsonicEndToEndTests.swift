@@ -223,6 +223,16 @@ struct SubsonicEndToEndTests {
       TestFiles.riffleBinary, ["server", "list"], environment: home.xdgEnvironment)
     #expect(list.stdout.contains("home  \(server.url)  alice  password"), "\(list)")
     #expect(!list.stdout.contains(Supysonic.password))
+    let closed = "http://127.0.0.1:9"
+    let doctor = try runProgram(
+      TestFiles.riffleBinary, ["doctor"],
+      environment: home.xdgEnvironment.merging([
+        "RIFFLE_ITUNES_URL": closed, "RIFFLE_LYRICS_URL": closed,
+      ]) { $1 })
+    #expect(
+      doctor.stdout.contains(
+        "OK    server home: Subsonic API 1.12.0, signed in with the hex password"),
+      "\(doctor.stdout)")
 
     let wav = home.file("out.wav")
     let tmux = try TmuxSession(
@@ -365,6 +375,15 @@ struct SubsonicEndToEndTests {
       height: 24)
     defer { tmux.kill() }
     try tmux.waitForAll("home: wrong user or password", "config.toml")
+    // riffle doctor says the same (its other services on a closed port: no waiting on them).
+    let closed = "http://127.0.0.1:9"
+    let doctor = try runProgram(
+      TestFiles.riffleBinary, ["doctor"],
+      environment: home.xdgEnvironment.merging([
+        "RIFFLE_ITUNES_URL": closed, "RIFFLE_LYRICS_URL": closed,
+      ]) { $1 })
+    #expect(
+      doctor.stdout.contains("FAIL  server home: home: wrong user or password"), "\(doctor.stdout)")
     tmux.sendKeys("?")
     try tmux.waitFor("start of the song")
     tmux.sendKeys("q")
