@@ -211,6 +211,39 @@ struct SubsonicClientTests {
     }
   }
 
+  @Test("albums page lazily: 20 at a time from the offset, on while pages are full")
+  func albumPaging() throws {
+    let server = try LoopbackHTTPServer { request in
+      guard request.formQuery["t"] != nil else { return .respond(status: 200, body: failure(10)) }
+      guard request.path == "/rest/getAlbumList2" else {
+        return .respond(status: 200, body: answer(""))
+      }
+      // 10,000 albums: each page only the slice asked for.
+      let offset = Int(request.formQuery["offset"] ?? "") ?? -1
+      let size = Int(request.formQuery["size"] ?? "") ?? -1
+      let ids = (offset..<min(offset + size, 10_000)).map { #"{"id":"a\#($0)","name":"A\#($0)"}"# }
+      return .respond(
+        status: 200,
+        body: answer(#""albumList2":{"album":[\#(ids.joined(separator: ","))]}"#))
+    }
+    defer { server.stop() }
+    let client = SubsonicClient(
+      SubsonicServerSettings(
+        name: "home", url: server.baseURL, user: "joe", credential: .password("sesame")))
+    let first = try #require(
+      try wait { done in client.page(.albums, cursor: nil) { done($0) } }?.get())
+    #expect(first.songs.count == 20 && first.songs.first?.title == "A0")
+    #expect(first.next == .offset(20, limit: 20))
+    let last = try #require(
+      try wait { done in client.page(.albums, cursor: .offset(9_990, limit: 20)) { done($0) } }?
+        .get())
+    #expect(last.songs.count == 10 && last.next == nil)
+    let asked = server.requests.filter { $0.path == "/rest/getAlbumList2" }.map {
+      $0.formQuery["offset"] ?? ""
+    }
+    #expect(asked == ["0", "9990"])
+  }
+
   @Test("a wrong password is found by the first signed ping")
   func wrongPassword() throws {
     let server = try LoopbackHTTPServer { request in
