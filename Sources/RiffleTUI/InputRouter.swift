@@ -28,6 +28,10 @@ public struct InputRouter: Sendable {
       if state.overlay == .artistChoice, let action = Self.artistChoiceAction(for: key) {
         return action
       }
+      // Enter on a server's album page opens the album (as b and Space do), unless rebound.
+      if key == .enter, keyMap.action(for: key) == nil, state.currentSong?.isAlbumPage == true {
+        return .showAlbum
+      }
       guard let bound = keyMap.action(for: key) else { return nil }
       // Lyrics keys become exact scrolls for the screen's size, or nothing when not shown.
       return LyricsView.resolve(bound, state: state, width: width, height: height)
