@@ -170,27 +170,30 @@ public enum TerminalPictures {
   ///
   /// `through` tmux: kitty's query goes to the terminal outside wrapped for tmux, and the wait
   /// ends at its answer (tmux answers DA1 itself, before the terminal outside can answer).
-  public static func ask(through: TmuxPassthrough? = nil, timeout: Double = 0.1) -> TerminalAnswers
-  {
-    guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return TerminalAnswers() }
+  /// `input` and `output` are the terminal's (tests give a pseudo-terminal's).
+  public static func ask(
+    through: TmuxPassthrough? = nil, timeout: Double = 0.1, input: Int32 = STDIN_FILENO,
+    output: Int32 = STDOUT_FILENO
+  ) -> TerminalAnswers {
+    guard isatty(input) == 1, isatty(output) == 1 else { return TerminalAnswers() }
     var saved = termios()
-    guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return TerminalAnswers() }
+    guard tcgetattr(input, &saved) == 0 else { return TerminalAnswers() }
     var raw = saved
     raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
-    _ = tcsetattr(STDIN_FILENO, TCSANOW, &raw)
-    defer { _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
+    _ = tcsetattr(input, TCSANOW, &raw)
+    defer { _ = tcsetattr(input, TCSANOW, &saved) }
     var bytes = through == nil ? query : TmuxPassthrough.wrap(kittyQuery)
-    _ = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    _ = bytes.withUnsafeMutableBytes { write(output, $0.baseAddress, $0.count) }
     var received: [UInt8] = []
     let started = Date()
     let deadline = started.addingTimeInterval(timeout)
     var answers = TerminalAnswers()
     while !(through == nil ? answers.answered : kittyAnswered(received)), received.count < 4096 {
       let left = Int32((deadline.timeIntervalSinceNow * 1000).rounded(.up))
-      var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-      guard left > 0, poll(&input, 1, left) > 0 else { break }
+      var ready = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+      guard left > 0, poll(&ready, 1, left) > 0 else { break }
       var buffer = [UInt8](repeating: 0, count: 512)
-      let count = read(STDIN_FILENO, &buffer, buffer.count)
+      let count = read(input, &buffer, buffer.count)
       guard count > 0 else { break }
       received += buffer[0..<count]
       answers = parse(received)
