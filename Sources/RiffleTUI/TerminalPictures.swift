@@ -144,8 +144,12 @@ public enum TerminalPictures {
           + " (set -g allow-passthrough on in tmux.conf shows pictures)", nil
       )
     }
-    let answers = ask(tmux)
     let client = tmux.clientTerm.isEmpty ? "the terminal" : tmux.clientTerm
+    if tmux.clientTerm == "linux" || tmux.clientTerm.hasPrefix("vt") {
+      // Consoles that show no pictures, and might show the question as text: not asked.
+      return (.symbols, "symbols: inside tmux on \(client), which shows no pictures", nil)
+    }
+    let answers = ask(tmux)
     if answers.kittyGraphics {
       return (
         .kitty,

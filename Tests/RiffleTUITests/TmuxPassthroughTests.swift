@@ -109,6 +109,15 @@ struct TmuxPassthroughTests {
     // Forced: through tmux when it lets pictures pass, else as before (tmux drops them).
     #expect(pick(.sixel, tmux: on, kitty: false).passthrough == on)
     #expect(pick(.kitty, tmux: TmuxPassthrough(allowed: false), kitty: false).passthrough == nil)
+    // tmux on the Linux console: not asked (it might print the question).
+    let console = TerminalPictures.choose(
+      setting: .auto, environment: inTmux,
+      tmux: { TmuxPassthrough(allowed: true, clientTerm: "linux") }
+    ) { _ in
+      Issue.record("the console was asked")
+      return TerminalAnswers()
+    }
+    #expect(console.protocol == .symbols)
     // GNU screen (no TMUX): symbols without asking.
     let screen = TerminalPictures.choose(
       setting: .auto, environment: ["TERM": "screen-256color"], tmux: { nil }
