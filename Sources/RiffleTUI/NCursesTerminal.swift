@@ -177,6 +177,9 @@ public final class NCursesTerminal: Terminal {
   private func showCellPicture(_ picture: CoverPicture?, again: Bool) {
     defer { placedPicture = picture }
     guard let picture, again || placedPicture != picture else { return }
+    // Too long for tmux to pass on whole (see `TmuxPassthrough.largestCommand`): the cells
+    // beneath show instead.
+    if passthrough != nil, picture.bytes.count > TmuxPassthrough.largestCommand { return }
     let before = pictureBytes
     picturesSent += 1
     emit(CellPictures.draw(picture, protocol: pictures, origin: origin))

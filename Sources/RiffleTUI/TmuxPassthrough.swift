@@ -91,26 +91,37 @@ public struct TmuxPassthrough: Equatable, Sendable {
     }
   }
 
-  /// Largest body of one passthrough sequence: tmux keeps a sequence it is reading in a buffer
-  /// it caps (and drops what overflows it), so long pictures go out in several.
+  /// Largest body of one passthrough sequence where commands can be grouped (kitty's chunks).
   public static let largestBody = 65536
+  /// Largest command that can pass whole: tmux reads a sequence into a buffer it caps at 1 MB
+  /// (tmux 3.3) and drops a longer one. A longer picture (a large sixel) is not sent through
+  /// tmux: cutting it into several sequences does not work, for tmux writes its own cursor and
+  /// attribute resets between two of them, and those end the picture's sequence in the
+  /// terminal outside, which then shows the rest of it as text.
+  public static let largestCommand = 1_000_000
 
-  /// `bytes` wrapped for tmux to pass on: cut after the string terminators (`ESC \`) of the
-  /// commands inside into sequences of at most `largestBody` bytes (one command per sequence
-  /// where they are small), a longer command (a sixel image) cut anywhere; every ESC doubled.
-  /// The terminal outside receives the bodies back to back, so a cut command arrives whole.
+  /// `bytes` wrapped for tmux to pass on, every ESC doubled: cut only after the string
+  /// terminators (`ESC \`) of the commands inside, into sequences of at most `largest` bytes
+  /// where the commands are that small (kitty's 4 KB chunks go a dozen to a sequence), a
+  /// longer command in a sequence of its own.
   public static func wrap(_ bytes: [UInt8], largest: Int = largestBody) -> [UInt8] {
     var out: [UInt8] = []
     out.reserveCapacity(bytes.count + bytes.count / 16 + 64)
     var start = 0
     while start < bytes.count {
-      // The end of this piece: the last terminator within reach, else as far as it may go.
+      // The end of this piece: the last terminator within reach, else the first beyond it.
       let limit = min(bytes.count, start + largest)
       var end = limit
       if limit < bytes.count {
         var i = limit - 1
         while i > start + 1, !(bytes[i] == 0x5C && bytes[i - 1] == 0x1B) { i -= 1 }
-        if i > start + 1 { end = i + 1 }
+        if i > start + 1 {
+          end = i + 1
+        } else {
+          i = limit
+          while i < bytes.count, !(bytes[i] == 0x5C && bytes[i - 1] == 0x1B) { i += 1 }
+          end = min(bytes.count, i + 1)
+        }
       }
       out += [0x1B, 0x50] + Array("tmux;".utf8)
       for byte in bytes[start..<end] {
