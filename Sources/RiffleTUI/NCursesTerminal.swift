@@ -29,6 +29,13 @@ public final class NCursesTerminal: Terminal {
   private var cleared = false
   /// Pictures the terminal keeps at most; older ones are deleted from it.
   static let keptPictures = 8
+  /// Inside tmux with `allow-passthrough` on: picture commands go out wrapped for tmux,
+  /// positioned by the pane's offset (asked again after a resize).
+  public private(set) var passthrough: TmuxPassthrough?
+  private let askTmux: () -> TmuxPassthrough?
+  /// tmux's pane is not on screen (another window shows, another pane is zoomed): the picture
+  /// is taken off until it is back, for tmux draws over it without knowing it is there.
+  private var hidden = false
 
   private struct PairKey: Hashable {
     var fg: Int32
@@ -38,8 +45,15 @@ public final class NCursesTerminal: Terminal {
   /// Takes over the terminal: alternate screen, no echo, keys one at a time, no cursor.
   /// `entry` names the terminfo entry to use instead of `TERM`'s (see `ColorChoice`).
   /// `pictures` says whether covers are sent as images (see `TerminalPictures`).
-  public init(entry: String? = nil, pictures: PictureProtocol = .symbols) throws {
+  /// `passthrough`: tmux passes pictures on (see `TmuxPassthrough`); `askTmux` asks it again
+  /// where the pane is after a resize.
+  public init(
+    entry: String? = nil, pictures: PictureProtocol = .symbols,
+    passthrough: TmuxPassthrough? = nil, askTmux: @escaping () -> TmuxPassthrough? = { nil }
+  ) throws {
     self.pictures = pictures
+    self.passthrough = pictures == .symbols ? nil : passthrough
+    self.askTmux = askTmux
     NCursesTerminal.chooseLocale()
     if let entry, entry != ProcessInfo.processInfo.environment["TERM"] {
       guard riffle_nc_newterm(entry) == OK else {
@@ -70,7 +84,20 @@ public final class NCursesTerminal: Terminal {
     // EscapeDecoder; ncurses' own mouse handling is off so the encoding is always the same.
     mousemask(0, nil)
     Self.writeOut("\u{1B}[?1000h\u{1B}[?1002h\u{1B}[?1006h")
+    // Through tmux: tmux tells the pane when it loses and regains focus (`ESC [ O`, `ESC [ I`),
+    // which is when another pane or window is drawn over where the picture is.
+    if self.passthrough != nil { Self.writeOut("\u{1B}[?1004h") }
   }
+
+  /// Picture commands out to the terminal (wrapped for tmux when it passes them on).
+  private func emit(_ bytes: [UInt8]) {
+    let out = passthrough == nil ? bytes : TmuxPassthrough.wrap(bytes)
+    pictureBytes += out.count
+    Self.writeAll(out)
+  }
+
+  /// The pane's top-left cell in the terminal outside (0, 0 when not in tmux).
+  private var origin: (x: Int, y: Int) { (passthrough?.left ?? 0, passthrough?.top ?? 0) }
 
   private static func writeOut(_ text: String) {
     writeAll(Array(text.utf8))
@@ -127,16 +154,16 @@ public final class NCursesTerminal: Terminal {
       }
       if again || placedPicture != picture {
         out += KittyGraphics.place(
-          id: picture.id, x: 0, y: 0, columns: picture.columns, rows: picture.rows)
+          id: picture.id, x: origin.x, y: origin.y, columns: picture.columns, rows: picture.rows)
       }
     } else if let old = placedPicture {
       out += KittyGraphics.removePlacement(id: old.id)
     }
     placedPicture = picture
     guard !out.isEmpty else { return }
-    pictureBytes += out.count
-    Self.writeAll(out)
-    if let picture { onPicture?(picture.id, out.count) }
+    let before = pictureBytes
+    emit(out)
+    if let picture { onPicture?(picture.id, pictureBytes - before) }
   }
 
   /// Before the cells go out: a sixel or iTerm2 picture that goes away (or is replaced) is
@@ -150,11 +177,13 @@ public final class NCursesTerminal: Terminal {
   private func showCellPicture(_ picture: CoverPicture?, again: Bool) {
     defer { placedPicture = picture }
     guard let picture, again || placedPicture != picture else { return }
-    let out = CellPictures.draw(picture, protocol: pictures)
+    // Too long for tmux to pass on whole (see `TmuxPassthrough.largestCommand`): the cells
+    // beneath show instead.
+    if passthrough != nil, picture.bytes.count > TmuxPassthrough.largestCommand { return }
+    let before = pictureBytes
     picturesSent += 1
-    pictureBytes += out.count
-    Self.writeAll(out)
-    onPicture?(picture.id, out.count)
+    emit(CellPictures.draw(picture, protocol: pictures, origin: origin))
+    onPicture?(picture.id, pictureBytes - before)
   }
 
   /// Takes every picture off the screen and out of the terminal's memory.
@@ -165,12 +194,17 @@ public final class NCursesTerminal: Terminal {
       return
     }
     guard pictures == .kitty, !sentPictures.isEmpty || placedPicture != nil else { return }
-    var out = KittyGraphics.deleteAll
+    // A tmux pane not shown now (another window, a zoomed pane) gets nothing through: the
+    // placement is taken off from the client's terminal directly too.
+    if let old = placedPicture {
+      passthrough?.writeToClient(KittyGraphics.removePlacement(id: old.id))
+    }
+    // Through tmux only its own images: other panes may show pictures of their own.
+    var out = passthrough == nil ? KittyGraphics.deleteAll : []
     for id in sentPictures { out += KittyGraphics.delete(id: id) }
     sentPictures.removeAll()
     placedPicture = nil
-    pictureBytes += out.count
-    Self.writeAll(out)
+    emit(out)
   }
 
   /// Wide text needs a UTF-8 locale; under LC_ALL=C fall back to C.UTF-8.
@@ -194,6 +228,8 @@ public final class NCursesTerminal: Terminal {
     shown = nil
     // A picture for the old size is no use at the new one: sizes change the pictures' ids.
     forgetPictures()
+    // The pane may have moved in the terminal outside (a split, a layout change).
+    if passthrough != nil, let moved = askTmux(), moved.allowed { passthrough = moved }
     cleared = true
     clearok(riffle_nc_stdscr(), true)
   }
@@ -210,12 +246,22 @@ public final class NCursesTerminal: Terminal {
       previous = nil
     }
     if previous == nil { werase(riffle_nc_stdscr()) }
-    for y in 0..<min(height, screen.height) {
-      for x in 0..<min(width, screen.width) {
-        let cell = screen[x, y]
-        if let previous, previous[x, y] == cell { continue }
-        if cell.isContinuation { continue }
-        draw(cell, x: x, y: y)
+    // Compared in place, without copying cells out: at 30 frames a second (the visualizer)
+    // the copies of every cell cost more than the comparison.
+    let rows = min(height, screen.height)
+    let columns = min(width, screen.width)
+    let old = previous?.cells ?? []
+    screen.cells.withUnsafeBufferPointer { new in
+      old.withUnsafeBufferPointer { old in
+        for y in 0..<rows {
+          let row = y * screen.width
+          for x in 0..<columns {
+            let i = row + x
+            if !old.isEmpty, old[i] == new[i] { continue }
+            if new[i].isContinuation { continue }
+            draw(new[i], x: x, y: y)
+          }
+        }
       }
     }
     shown = screen
@@ -224,7 +270,9 @@ public final class NCursesTerminal: Terminal {
     doupdate()
     // kitty: placed again after any full redraw (cheap). Sixel: drawn again only after the
     // screen was cleared (a resize), for cells that did not change are not sent again.
-    showPicture(screen.picture, again: pictures.replacesCells ? cleared : previous == nil)
+    // Without focus in tmux: none.
+    showPicture(
+      hidden ? nil : screen.picture, again: pictures.replacesCells ? cleared : previous == nil)
     cleared = false
   }
 
@@ -306,7 +354,58 @@ public final class NCursesTerminal: Terminal {
         keys.append(Self.key(forChar: UInt32(code)))
       }
     }
+    if passthrough != nil, !keys.isEmpty {
+      keys = takeFocusReports(keys)
+      // Read, and used here: still not an empty read (which means the terminal is gone).
+      if keys.isEmpty { return [.unknown(Self.usedReport)] }
+    }
     return EscapeDecoder.decode(keys)
+  }
+
+  /// The key handed on for input the terminal used itself (a focus report): bound to nothing.
+  static let usedReport = -1
+
+  /// Takes tmux's focus reports out of the keys and acts on them: the picture off the screen
+  /// when the pane loses focus (tmux draws another pane or window over it), back on when it
+  /// regains it (after tmux has drawn the pane's cells again).
+  private func takeFocusReports(_ keys: [Key]) -> [Key] {
+    var kept: [Key] = []
+    var i = 0
+    while i < keys.count {
+      if keys[i] == .escape, i + 2 < keys.count, keys[i + 1] == .char("["),
+        keys[i + 2] == .char("I") || keys[i + 2] == .char("O")
+      {
+        focusChanged(to: keys[i + 2] == .char("I"))
+        i += 3
+        continue
+      }
+      kept.append(keys[i])
+      i += 1
+    }
+    return kept
+  }
+
+  /// Focus moves with a pane split in the same window too, where the picture stays in view:
+  /// tmux is asked whether the pane is still shown (its report, else the focus, decides).
+  private func focusChanged(to focused: Bool) {
+    guard active else { return }
+    let now = askTmux()
+    if let now, now.allowed { passthrough = now }
+    let onScreen = now?.paneShown ?? focused
+    guard onScreen == hidden else { return }
+    hidden = !onScreen
+    let picture = shown?.picture
+    if onScreen {
+      showPicture(picture, again: true)
+    } else {
+      // kitty: the placement removed (the image stays for later). Sixel: tmux paints over it;
+      // it is drawn again on return. tmux drops what a pane it no longer shows writes, so the
+      // removal goes to the client's terminal too.
+      if pictures == .kitty, let old = placedPicture {
+        passthrough?.writeToClient(KittyGraphics.removePlacement(id: old.id))
+      }
+      showPicture(nil, again: false)
+    }
   }
 
   static func key(forCode code: Int32) -> Key {
@@ -353,6 +452,7 @@ public final class NCursesTerminal: Terminal {
         Data("pictures: \(picturesSent) sent, \(pictureBytes) bytes\n".utf8))
     }
     Self.writeOut("\u{1B}[?1006l\u{1B}[?1002l\u{1B}[?1000l")
+    if passthrough != nil { Self.writeOut("\u{1B}[?1004l") }
     curs_set(1)
     endwin()
   }

@@ -1,3 +1,4 @@
+import Foundation
 import RiffleCore
 
 /// Draws the player: one song as a full page, with the overlay, status line and help.
@@ -13,11 +14,33 @@ public struct PageView {
   public static let minimumSize = (width: 30, height: 8)
 
   /// The bindings the help lists.
-  public var keyMap: KeyMap
+  public var keyMap: KeyMap {
+    didSet { hintLines = HintLines() }
+  }
+  /// The hint line for the last width: made from the key map on every frame it cost a tenth
+  /// of the visualizer's 30 frames a second.
+  private var hintLines = HintLines()
 
   public init(theme: Theme = .standard, keyMap: KeyMap = .standard) {
     self.theme = theme
     self.keyMap = keyMap
+  }
+
+  /// The key hints fitting a width, kept for the last width asked.
+  private final class HintLines: @unchecked Sendable {
+    private let lock = NSLock()
+    private var width = -1
+    private var line = ""
+
+    func line(fitting width: Int, _ make: (Int) -> String) -> String {
+      lock.lock()
+      defer { lock.unlock() }
+      if width != self.width {
+        line = make(width)
+        self.width = width
+      }
+      return line
+    }
   }
 
   /// Draws the page. `art` gives a song's cover as cells the size of the screen, when it is
@@ -95,8 +118,14 @@ public struct PageView {
     max(0, (width - 2 * (width >= 60 ? 4 : 2)) / 2)
   }
 
-  /// The spectrum as bars in eighths of a cell, standing on the band, up to the header; the
-  /// cover's own backgrounds kept behind them.
+  /// The spectrum as bars in eighths of a cell, standing on the band, up to the header.
+  ///
+  /// Behind them each row of the cover becomes one colour, its average: the cover blurred to
+  /// horizontal bands. Every cell of a row then has the same colours (the bars' accent on the
+  /// row's colour), so a frame sends the terminal one colour change per row instead of one per
+  /// changed cell (the cover's colours differ from cell to cell, and a true-colour change is
+  /// some 40 bytes): that was most of the visualizer's cost. Rows with no colour of their own
+  /// (a kitty picture shows through them) are left as they are.
   private func drawSpectrum(_ screen: inout Screen, _ levels: [Double]) {
     let w = screen.width
     let h = screen.height
@@ -105,6 +134,14 @@ public struct PageView {
     let rows = layout.bandTop - top
     guard rows > 0, !levels.isEmpty else { return }
     let margin = w >= 60 ? 4 : 2
+    for y in top..<layout.bandTop {
+      guard let colour = Self.averageBackground(screen, y: y, from: margin, to: w - margin) else {
+        continue
+      }
+      for x in margin..<(w - margin) {
+        screen[x, y] = Cell(" ", style: CellStyle(foreground: theme.accent, background: colour))
+      }
+    }
     let eighths = ["", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
     for (band, level) in levels.enumerated() {
       let x = margin + 2 * band
@@ -120,6 +157,26 @@ public struct PageView {
         y -= 1
       }
     }
+  }
+
+  /// The average of the backgrounds in columns `from..<to` of row `y`; nil when one of them is
+  /// the terminal's own (nothing to average: a picture or the default shows there).
+  static func averageBackground(_ screen: Screen, y: Int, from: Int, to: Int) -> Color? {
+    guard from < to else { return nil }
+    var sum = (r: 0, g: 0, b: 0)
+    for x in from..<to {
+      let rgb: (UInt8, UInt8, UInt8)
+      switch screen[x, y].style.background {
+      case .default: return nil
+      case .palette(let index): rgb = Palette.rgb(of: index)
+      case .rgb(let r, let g, let b): rgb = (r, g, b)
+      }
+      sum.r += Int(rgb.0)
+      sum.g += Int(rgb.1)
+      sum.b += Int(rgb.2)
+    }
+    let n = to - from
+    return .rgb(UInt8(sum.r / n), UInt8(sum.g / n), UInt8(sum.b / n))
   }
 
   /// The artists a name matched: one row each (name, genre), the one under the cursor marked.
@@ -294,7 +351,8 @@ public struct PageView {
     drawControls(&screen, state: state, layout: layout)
     drawStatus(&screen, state: state, x: margin, y: layout.statusRow, width: inner)
     screen.put(
-      keyMap.hints(fitting: inner), x: margin, y: layout.hintsRow, style: muted, maxWidth: inner)
+      hintLines.line(fitting: inner) { keyMap.hints(fitting: $0) }, x: margin, y: layout.hintsRow,
+      style: muted, maxWidth: inner)
   }
 
   private func headerBackground(_ screen: Screen) -> Color {

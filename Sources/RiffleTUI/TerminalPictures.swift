@@ -61,76 +61,156 @@ public struct TerminalAnswers: Equatable, Sendable {
 /// the start by that much and no more.
 public enum TerminalPictures {
   /// The queries: kitty's (a 1x1 RGB pixel, direct, query only, id 31) then DA1.
-  static let query = Array("\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\\u{1B}[c".utf8)
+  static let query = kittyQuery + Array("\u{1B}[c".utf8)
+  /// Kitty's query alone (sent through tmux).
+  static let kittyQuery = Array("\u{1B}_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\u{1B}\\".utf8)
 
   /// Decides how covers are shown. `ask` sends the queries; it is not called when the answer
   /// cannot matter (a forced setting, tmux, a terminal that never shows pictures).
+  ///
+  /// Inside tmux (`TMUX` set), `tmux` says whether tmux passes pictures through; only then are
+  /// pictures shown (wrapped for tmux, see `TmuxPassthrough`), the outer terminal asked through
+  /// tmux (`ask` is given the passthrough).
   public static func choose(
-    setting: PictureSetting, environment: [String: String], ask: () -> TerminalAnswers
-  ) -> (protocol: PictureProtocol, reason: String) {
+    setting: PictureSetting, environment: [String: String],
+    tmux: () -> TmuxPassthrough? = { nil },
+    ask: (_ through: TmuxPassthrough?) -> TerminalAnswers
+  ) -> (protocol: PictureProtocol, reason: String, passthrough: TmuxPassthrough?) {
+    let inTmux = !(environment["TMUX"] ?? "").isEmpty
     switch setting {
-    case .symbols: return (.symbols, "symbols (pictures = \"symbols\")")
-    case .kitty: return (.kitty, "kitty graphics (pictures = \"kitty\")")
-    case .sixel: return (.sixel, "sixel (pictures = \"sixel\")")
-    case .iterm: return (.iterm, "iTerm2 inline images (pictures = \"iterm\")")
+    case .symbols: return (.symbols, "symbols (pictures = \"symbols\")", nil)
+    case .kitty, .sixel, .iterm:
+      // Forced: through tmux when it lets pictures pass (else tmux drops them: no picture, no
+      // stray text).
+      let through = inTmux ? tmux().flatMap { $0.allowed ? $0 : nil } : nil
+      let via = through == nil ? "" : ", through tmux"
+      switch setting {
+      case .kitty: return (.kitty, "kitty graphics (pictures = \"kitty\"\(via))", through)
+      case .sixel: return (.sixel, "sixel (pictures = \"sixel\"\(via))", through)
+      default: return (.iterm, "iTerm2 inline images (pictures = \"iterm\"\(via))", through)
+      }
     case .auto: break
     }
     let term = environment["TERM"] ?? ""
-    if !(environment["TMUX"] ?? "").isEmpty || term.hasPrefix("screen") || term.hasPrefix("tmux") {
-      // tmux does not know where a passed-through picture is: it would stay behind when tmux
-      // redraws, switches windows or scrolls. Symbols are always right there.
-      return (.symbols, "symbols: inside tmux")
+    if inTmux {
+      return chooseInTmux(environment: environment, tmux: tmux(), ask: ask)
+    }
+    if term.hasPrefix("screen") || term.hasPrefix("tmux") {
+      // GNU screen (or a multiplexer that did not say where it is): it would drop pictures or
+      // leave them behind when it redraws. Symbols are always right there.
+      return (.symbols, "symbols: inside a terminal multiplexer (TERM=\(term))", nil)
     }
     if term.isEmpty || term == "dumb" || term == "linux" || term.hasPrefix("vt") {
-      return (.symbols, "symbols: \(term.isEmpty ? "no TERM" : term) shows no pictures")
+      return (.symbols, "symbols: \(term.isEmpty ? "no TERM" : term) shows no pictures", nil)
     }
-    let answers = ask()
+    let answers = ask(nil)
     if answers.kittyGraphics {
-      return (.kitty, "kitty graphics (the terminal answered its query in \(answers.waited) ms)")
+      return (
+        .kitty, "kitty graphics (the terminal answered its query in \(answers.waited) ms)", nil
+      )
     }
     // iTerm2 has no query for its images; it names itself.
     if environment["TERM_PROGRAM"] == "iTerm.app" || environment["LC_TERMINAL"] == "iTerm2" {
-      return (.iterm, "iTerm2 inline images (TERM_PROGRAM/LC_TERMINAL)")
+      return (.iterm, "iTerm2 inline images (TERM_PROGRAM/LC_TERMINAL)", nil)
     }
     if !answers.answered {
-      return (.symbols, "symbols: the terminal did not answer the queries within 100 ms")
+      return (.symbols, "symbols: the terminal did not answer the queries within 100 ms", nil)
     }
     if answers.sixel {
-      return (.sixel, "sixel (the terminal's attributes list it; answered in \(answers.waited) ms)")
+      return (
+        .sixel, "sixel (the terminal's attributes list it; answered in \(answers.waited) ms)", nil
+      )
     }
     return (
-      .symbols, "symbols: the terminal answered in \(answers.waited) ms, without kitty graphics"
+      .symbols, "symbols: the terminal answered in \(answers.waited) ms, without kitty graphics",
+      nil
+    )
+  }
+
+  /// Inside tmux: pictures only when tmux passes them through, and only what the terminal
+  /// outside shows. tmux answers DA1 itself (never with sixel), so the terminal outside is asked
+  /// kitty's query through tmux, and sixel is taken from the client's features.
+  static func chooseInTmux(
+    environment: [String: String], tmux: TmuxPassthrough?,
+    ask: (_ through: TmuxPassthrough?) -> TerminalAnswers
+  ) -> (protocol: PictureProtocol, reason: String, passthrough: TmuxPassthrough?) {
+    guard let tmux else {
+      return (.symbols, "symbols: inside tmux, which did not say whether it passes pictures", nil)
+    }
+    guard tmux.allowed else {
+      return (
+        .symbols,
+        "symbols: inside tmux without allow-passthrough"
+          + " (set -g allow-passthrough on in tmux.conf shows pictures)", nil
+      )
+    }
+    let client = tmux.clientTerm.isEmpty ? "the terminal" : tmux.clientTerm
+    if tmux.clientTerm == "linux" || tmux.clientTerm.hasPrefix("vt") {
+      // Consoles that show no pictures, and might show the question as text: not asked.
+      return (.symbols, "symbols: inside tmux on \(client), which shows no pictures", nil)
+    }
+    let answers = ask(tmux)
+    if answers.kittyGraphics {
+      return (
+        .kitty,
+        "kitty graphics through tmux (\(client) answered its query in \(answers.waited) ms)", tmux
+      )
+    }
+    if tmux.clientHasSixel {
+      return (.sixel, "sixel through tmux (the client's features list it)", tmux)
+    }
+    if environment["LC_TERMINAL"] == "iTerm2" {
+      return (.iterm, "iTerm2 inline images through tmux (LC_TERMINAL)", tmux)
+    }
+    return (
+      .symbols,
+      "symbols: inside tmux, \(client) did not answer kitty's query within 100 ms"
+        + " and lists no sixel", nil
     )
   }
 
   /// Sends the queries on the controlling terminal and reads the answers for up to `timeout`
   /// seconds. Raw mode is set for the wait and the previous mode put back.
-  public static func ask(timeout: Double = 0.1) -> TerminalAnswers {
-    guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return TerminalAnswers() }
+  ///
+  /// `through` tmux: kitty's query goes to the terminal outside wrapped for tmux, and the wait
+  /// ends at its answer (tmux answers DA1 itself, before the terminal outside can answer).
+  /// `input` and `output` are the terminal's (tests give a pseudo-terminal's).
+  public static func ask(
+    through: TmuxPassthrough? = nil, timeout: Double = 0.1, input: Int32 = STDIN_FILENO,
+    output: Int32 = STDOUT_FILENO
+  ) -> TerminalAnswers {
+    guard isatty(input) == 1, isatty(output) == 1 else { return TerminalAnswers() }
     var saved = termios()
-    guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return TerminalAnswers() }
+    guard tcgetattr(input, &saved) == 0 else { return TerminalAnswers() }
     var raw = saved
     raw.c_lflag &= ~tcflag_t(ICANON | ECHO)
-    _ = tcsetattr(STDIN_FILENO, TCSANOW, &raw)
-    defer { _ = tcsetattr(STDIN_FILENO, TCSANOW, &saved) }
-    var bytes = query
-    _ = bytes.withUnsafeMutableBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    _ = tcsetattr(input, TCSANOW, &raw)
+    defer { _ = tcsetattr(input, TCSANOW, &saved) }
+    var bytes = through == nil ? query : TmuxPassthrough.wrap(kittyQuery)
+    _ = bytes.withUnsafeMutableBytes { write(output, $0.baseAddress, $0.count) }
     var received: [UInt8] = []
     let started = Date()
     let deadline = started.addingTimeInterval(timeout)
     var answers = TerminalAnswers()
-    while !answers.answered, received.count < 4096 {
+    while !(through == nil ? answers.answered : kittyAnswered(received)), received.count < 4096 {
       let left = Int32((deadline.timeIntervalSinceNow * 1000).rounded(.up))
-      var input = pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0)
-      guard left > 0, poll(&input, 1, left) > 0 else { break }
+      var ready = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+      guard left > 0, poll(&ready, 1, left) > 0 else { break }
       var buffer = [UInt8](repeating: 0, count: 512)
-      let count = read(STDIN_FILENO, &buffer, buffer.count)
+      let count = read(input, &buffer, buffer.count)
       guard count > 0 else { break }
       received += buffer[0..<count]
       answers = parse(received)
     }
     answers.waited = Int((Date().timeIntervalSince(started) * 1000).rounded())
     return answers
+  }
+
+  /// Whether kitty's query has been answered, OK or not.
+  static func kittyAnswered(_ bytes: [UInt8]) -> Bool {
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard let start = text.range(of: "\u{1B}_Gi=31;") else { return false }
+    return text[start.upperBound...].contains("\u{1B}\\")
   }
 
   /// Reads the answers out of what the terminal sent: `ESC _ G i=31;OK ESC \` for kitty
@@ -213,9 +293,12 @@ public enum KittyGraphics {
 /// Pictures drawn over cells (sixel, iTerm2's inline images): written at a cell with the cursor
 /// saved and put back around them, so ncurses' idea of the cursor holds.
 public enum CellPictures {
-  /// `picture` at its row, column 0.
-  public static func draw(_ picture: CoverPicture, protocol: PictureProtocol) -> [UInt8] {
-    var out = Array("\u{1B}7\u{1B}[\(picture.row + 1);1H".utf8)
+  /// `picture` at its row, column 0; `origin` is where the screen's top-left cell is in the
+  /// terminal (a tmux pane's offset).
+  public static func draw(
+    _ picture: CoverPicture, protocol: PictureProtocol, origin: (x: Int, y: Int) = (0, 0)
+  ) -> [UInt8] {
+    var out = Array("\u{1B}7\u{1B}[\(picture.row + origin.y + 1);\(origin.x + 1)H".utf8)
     switch picture.format {
     case .sixel:
       out += picture.bytes

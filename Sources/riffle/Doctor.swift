@@ -70,7 +70,9 @@ struct DoctorCheck {
   /// when stdin and stdout are one) as the player's at start.
   static func pictures(environment: [String: String], setting: PictureSetting) -> DoctorCheck {
     let choice = TerminalPictures.choose(
-      setting: setting, environment: environment, ask: { TerminalPictures.ask() })
+      setting: setting, environment: environment,
+      tmux: { TmuxPassthrough.ask(environment: environment) },
+      ask: { TerminalPictures.ask(through: $0) })
     return DoctorCheck(level: .ok, name: "pictures", finding: choice.reason)
   }
 

@@ -595,9 +595,13 @@ private func startPlayer(
     colors: { TerminalProbe.describe(term: $0)?.colors }, tmux: TmuxColorQuery.ask)
   FileHandle.standardError.write(Data("colour: \(colors.reason)\n".utf8))
   let pictures = TerminalPictures.choose(
-    setting: config.pictures, environment: environment, ask: { TerminalPictures.ask() })
+    setting: config.pictures, environment: environment,
+    tmux: { TmuxPassthrough.ask(environment: environment) },
+    ask: { TerminalPictures.ask(through: $0) })
   FileHandle.standardError.write(Data("pictures: \(pictures.reason)\n".utf8))
-  let terminal = try NCursesTerminal(entry: colors.entry, pictures: pictures.protocol)
+  let terminal = try NCursesTerminal(
+    entry: colors.entry, pictures: pictures.protocol, passthrough: pictures.passthrough,
+    askTmux: { TmuxPassthrough.ask(environment: environment) })
   terminal.onPicture = { id, bytes in Trace.mark("picture \(id) \(bytes)") }
   let likeStore = LikeStore(file: paths.likesFile)
   let box = ModelBox()

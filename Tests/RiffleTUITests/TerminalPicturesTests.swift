@@ -28,7 +28,7 @@ struct TerminalPicturesTests {
       _ setting: PictureSetting, _ environment: [String: String],
       _ answers: TerminalAnswers? = nil
     ) -> PictureProtocol {
-      TerminalPictures.choose(setting: setting, environment: environment) {
+      TerminalPictures.choose(setting: setting, environment: environment) { _ in
         guard let answers else {
           Issue.record("the terminal was asked")
           return TerminalAnswers()
@@ -59,7 +59,9 @@ struct TerminalPicturesTests {
     #expect(pick(.sixel, xterm) == .sixel)
     #expect(pick(.iterm, xterm) == .iterm)
     // Claims nothing, answers nothing: symbols, and the reason says so.
-    let silent = TerminalPictures.choose(setting: .auto, environment: xterm) { TerminalAnswers() }
+    let silent = TerminalPictures.choose(setting: .auto, environment: xterm) { _ in
+      TerminalAnswers()
+    }
     #expect(silent.protocol == .symbols)
     #expect(silent.reason == "symbols: the terminal did not answer the queries within 100 ms")
   }
