@@ -60,6 +60,8 @@ final class EffectRunner {
       clients.audio.pause()
     case .resume:
       clients.audio.resume()
+    case .stop:
+      clients.audio.stop()
     case .seek(let position, let playID):
       clients.audio.seek(position, playID)
     case .persistLike(let id, let liked, let sync):

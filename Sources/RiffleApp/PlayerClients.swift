@@ -144,14 +144,18 @@ public struct AudioClient: Sendable {
   public var shutdown: @Sendable () -> Void
   /// The gain (0...1) applied to what plays from now on.
   public var setGain: @Sendable (Double) -> Void
+  /// Stops what plays (its download too); the output stays open.
+  public var stop: @Sendable () -> Void
 
   public init(
     play: @escaping @Sendable (Song, Int) -> Void, pause: @escaping @Sendable () -> Void,
     resume: @escaping @Sendable () -> Void, seek: @escaping @Sendable (Double, Int) -> Void,
     position: @escaping @Sendable (Int) -> Double?,
     shutdown: @escaping @Sendable () -> Void,
-    setGain: @escaping @Sendable (Double) -> Void = { _ in }
+    setGain: @escaping @Sendable (Double) -> Void = { _ in },
+    stop: @escaping @Sendable () -> Void = {}
   ) {
+    self.stop = stop
     self.play = play
     self.pause = pause
     self.resume = resume
@@ -183,7 +187,9 @@ public struct AudioClient: Sendable {
       play: { song, id in
         let isEpisode = positions != nil && song.id.hasPrefix("podcast:")
         episode.set(isEpisode ? (id, song) : nil)
-        engine.play(song.audioURL, playID: id, gainDB: song.replayGain.map(Double.init))
+        engine.play(
+          song.audioURL, playID: id, gainDB: song.replayGain.map(Double.init),
+          live: song.isLiveStream)
         // The engine holds a seek asked for before the decoder exists until it does.
         if isEpisode, let start = positions?.resumePoint(song.id) {
           engine.seek(to: start, playID: id)
@@ -211,7 +217,8 @@ public struct AudioClient: Sendable {
         positions?.flush()
         engine.shutdown()
       },
-      setGain: { engine.setGain($0) })
+      setGain: { engine.setGain($0) },
+      stop: { engine.stop() })
   }
 }
 
@@ -274,6 +281,9 @@ extension PlaybackEvent {
     case .buffering(let id): return .playbackBuffering(playID: id)
     case .finished(let id): return .trackFinished(playID: id)
     case .failed(let id, let reason): return .playbackFailed(playID: id, reason)
+    case .streamTitle(let id, let title): return .streamTitle(playID: id, title)
+    case .dropped(let id, let reason, let transient):
+      return .streamDropped(playID: id, reason, transient: transient)
     }
   }
 }
