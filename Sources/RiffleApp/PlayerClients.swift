@@ -24,6 +24,9 @@ public struct PlayerClients: Sendable {
   public var copyToClipboard: @Sendable (String) -> Void
   /// The scrobbling services, when the user set any.
   public var scrobble: ScrobbleClient
+  /// Keeps a radio station among the user's favourites (or lets it go); the completion gets
+  /// why it could not be saved.
+  public var keepStation: @Sendable (Song, Bool, @escaping @Sendable (String?) -> Void) -> Void
 
   public init(
     pages: PageClient, audio: AudioClient, likes: LikesClient,
@@ -34,8 +37,11 @@ public struct PlayerClients: Sendable {
       @escaping @Sendable (String, [Song], @escaping @Sendable (Result<String, Failure>) -> Void)
       -> Void = { _, _, done in done(.failure(Failure("Playlists are not kept here"))) },
     copyToClipboard: @escaping @Sendable (String) -> Void = { _ in },
-    scrobble: ScrobbleClient = .none
+    scrobble: ScrobbleClient = .none,
+    keepStation: @escaping @Sendable (Song, Bool, @escaping @Sendable (String?) -> Void) -> Void =
+      { _, _, done in done("Stations are not kept here") }
   ) {
+    self.keepStation = keepStation
     self.scrobble = scrobble
     self.pages = pages
     self.audio = audio
@@ -72,7 +78,8 @@ public struct PageClient: Sendable {
   /// through the HTTP client, the library from its index.
   public static func live(
     feeds: FeedSource, itunes: ITunesCatalog, charts: AppleCharts? = nil,
-    podcasts: PodcastFeeds? = nil, library: @escaping @Sendable () -> LibraryIndex? = { nil }
+    podcasts: PodcastFeeds? = nil, library: @escaping @Sendable () -> LibraryIndex? = { nil },
+    radio: RadioBrowser? = nil, stations: FavouriteStations? = nil
   ) -> PageClient {
     let charts = charts ?? AppleCharts(itunes: itunes)
     return PageClient { kind, cursor, done in
@@ -101,6 +108,11 @@ public struct PageClient: Sendable {
           return done(.failure(FeedLoadError.http(.transport("no podcasts here")).failure))
         }
         podcasts.latestPage { done($0.mapError(\.failure)) }
+      case .radioSearch(let term):
+        (radio ?? RadioBrowser()).search(term) { done($0.mapError(\.failure)) }
+      case .radioFavourites:
+        guard let stations else { return done(.failure(Failure("No stations are kept here"))) }
+        BackgroundWork.run("riffle.stations.page") { done(stations.page().mapError(\.failure)) }
       }
     }
   }

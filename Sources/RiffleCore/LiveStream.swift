@@ -181,3 +181,13 @@ private func rejoinLive(_ state: inout PlayerState) -> [PlayerEffect] {
   }
   return effects
 }
+
+/// `l` on a station's page keeps it among the user's stations (or lets it go), besides the
+/// like every page has.
+func keepStationIfLive(_ state: inout PlayerState, liked: Bool) -> [PlayerEffect] {
+  guard state.songs.indices.contains(state.index) else { return [] }
+  let station = state.songs[state.index]
+  guard station.isLiveStream else { return [] }
+  let note = liked ? "Kept in your stations (riffle radio)" : "Taken out of your stations"
+  return [.keepStation(station, kept: liked)] + flash(&state, note)
+}

@@ -31,6 +31,10 @@ public enum SourceKind: Hashable, Sendable, Codable {
   /// A live radio station: one page whose audio does not end. `riffle URL` opens a `.feed`; an
   /// answer that is an audio stream (or a playlist pointing at one) turns it into this.
   case station(URL, name: String)
+  /// Stations whose name holds a term, from the Radio Browser directory (`riffle radio search`).
+  case radioSearch(String)
+  /// The stations the user keeps (`l` on a station's page; `riffle radio`).
+  case radioFavourites
 
   /// How the status line names the source ("“blue”", "Mira Sol's top songs").
   public var label: String {
@@ -46,6 +50,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcast(_, let show): return "\u{201C}\(show)\u{201D}"
     case .podcasts: return "your podcasts"
     case .station(_, let name): return name
+    case .radioSearch(let term): return "stations named \u{201C}\(term)\u{201D}"
+    case .radioFavourites: return "your stations"
     }
   }
 
@@ -61,6 +67,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcast(_, let show): return show
     case .podcasts: return "Your podcasts"
     case .station(_, let name): return name + " \u{00B7} live"
+    case .radioSearch(let term): return "Radio: \u{201C}\(term)\u{201D}"
+    case .radioFavourites: return "Your stations"
     }
   }
 
@@ -77,6 +85,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcast: return "Loading episodes\u{2026}"
     case .podcasts: return "Checking your podcasts\u{2026}"
     case .station: return "Tuning in\u{2026}"
+    case .radioSearch(let term): return "Finding stations named \u{201C}\(term)\u{201D}\u{2026}"
+    case .radioFavourites: return "Reading your stations\u{2026}"
     }
   }
 
@@ -100,6 +110,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcast: return "The podcast has no episodes"
     case .podcasts: return "No podcasts followed: riffle podcast add URL"
     case .station: return "The station sent nothing to play"
+    case .radioSearch(let term): return "No stations found for \u{201C}\(term)\u{201D}"
+    case .radioFavourites: return "No stations kept: l on a station's page keeps it"
     }
   }
 
@@ -115,6 +127,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcast: return "End of the podcast"
     case .podcasts: return "End of your podcasts"
     case .station(_, let name): return "\(name) stopped sending"
+    case .radioSearch, .radioFavourites: return "End of the stations"
     }
   }
 
@@ -136,6 +149,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
       return count == 1 ? "1 show could not be had" : "\(count) shows could not be had"
     case .station:
       return "\(count) left out"
+    case .radioSearch, .radioFavourites:
+      return count == 1 ? "1 station without a stream" : "\(count) stations without a stream"
     }
   }
 
@@ -143,7 +158,9 @@ public enum SourceKind: Hashable, Sendable, Codable {
   /// be a few songs each; a catalog's batches are 25 from a slower, rate-limited API.
   public var lookahead: Int {
     switch self {
-    case .feed, .playlist, .queue, .library, .podcast, .podcasts, .station: return 3
+    case .feed, .playlist, .queue, .library, .podcast, .podcasts, .station, .radioSearch,
+      .radioFavourites:
+      return 3
     case .search, .artist, .artistID, .charts: return 5
     }
   }

@@ -66,6 +66,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     setLike(&state, songID: song.id, liked: !song.isLiked)
     state.likePulse = PlayerState.likePulseFrames
     return [.persistLike(songID: song.id, liked: !song.isLiked, sync: song.likeDestination)]
+      + keepStationIfLive(&state, liked: !song.isLiked)
 
   case .toggleHelp:
     state.overlay = state.overlay == .help ? nil : .help

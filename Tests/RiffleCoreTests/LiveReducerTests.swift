@@ -182,3 +182,26 @@ struct LiveReducerTests {
     }
   }
 }
+
+@Suite("Keeping stations")
+struct KeepStationReducerTests {
+  @Test("l on a station's page likes it and keeps it among the user's stations")
+  func keep() {
+    var state = Station.playing()
+    state.live?.title = "Mira Sol - Night Drive"
+    var store = ReducerTestStore(state)
+    let kept = Station.song.applyingLocalLike(true)
+    store.send(
+      .toggleLike,
+      effects: [
+        .persistLike(songID: Station.song.id, liked: true, sync: .localOnly),
+        .keepStation(kept, kept: true),
+        .after(Flash.seconds, .clearFlash(1)),
+      ]
+    ) {
+      $0.songs[0] = kept
+      $0.likePulse = PlayerState.likePulseFrames
+      $0.flash = Flash("Kept in your stations (riffle radio)", id: 1)
+    }
+  }
+}
