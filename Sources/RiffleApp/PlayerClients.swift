@@ -134,7 +134,12 @@ public struct LyricsClient: Sendable {
 
   /// A .lrc beside local files, the cache, then LRCLIB.
   public static func live(_ source: LyricsSource) -> LyricsClient {
-    LyricsClient(load: { song, done in source.load(song, completion: done) })
+    LyricsClient(load: { song, done in
+      // A station's song is named by its ICY title; the station's name beside it is no album.
+      var asked = song
+      if song.isLiveStream { asked.album = nil }
+      source.load(asked, completion: done)
+    })
   }
 
   /// For players built without a lyrics source: every request fails and says so.

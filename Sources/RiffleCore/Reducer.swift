@@ -147,6 +147,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     .moveArtistChoice, .confirmArtistChoice:
     return reduceSearch(&state, action)
   case .identify:
+    if let station = identifyOnStation(&state) { return station }
     if state.identify != nil {
       state.identify = nil
       state.message = .init(.info, "Stopped listening")

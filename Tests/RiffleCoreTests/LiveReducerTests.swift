@@ -205,3 +205,44 @@ struct KeepStationReducerTests {
     }
   }
 }
+
+@Suite("Lyrics and naming songs on a station")
+struct LiveLyricsReducerTests {
+  @Test("y looks up the song the station names; a new title while they show asks again")
+  func lyrics() {
+    var state = Station.playing()
+    state.live?.title = "Mira Sol - Night Drive"
+    var store = ReducerTestStore(state)
+    let named = store.state.currentSong!
+    #expect(named.title == "Night Drive" && named.displayName == "Mira Sol")
+    store.send(.toggleLyrics, effects: [.loadLyrics(named)]) {
+      $0.overlay = .lyrics
+      $0.lyrics = .init(songID: Station.song.id, phase: .loading)
+    }
+    store.send(.lyricsLoaded(songID: Station.song.id, .notFound)) {
+      $0.lyrics = .init(songID: Station.song.id, phase: .loaded(.notFound))
+    }
+    var next = Station.song
+    next.title = "Dawn"
+    next.displayName = "Juno Reyes"
+    next.album = "Loopback FM"
+    store.send(.streamTitle(playID: 1, "Juno Reyes - Dawn"), effects: [.loadLyrics(next)]) {
+      $0.live?.title = "Juno Reyes - Dawn"
+      $0.lyrics = .init(songID: Station.song.id, phase: .loading)
+    }
+  }
+
+  @Test("i on a station's page says what the station names instead of listening")
+  func identify() {
+    var state = Station.playing()
+    var store = ReducerTestStore(state)
+    store.send(.identify) {
+      $0.message = .init(.info, "The station names no song, and i cannot name one on the radio")
+    }
+    state.live?.title = "Mira Sol - Night Drive"
+    store = ReducerTestStore(state)
+    store.send(.identify) {
+      $0.message = .init(.info, "The station says it plays \u{201C}Mira Sol - Night Drive\u{201D}")
+    }
+  }
+}

@@ -32,8 +32,22 @@ struct RadioEndToEndTests {
   func stationPage() throws {
     let station = try IcecastStation(name: "Loopback FM", genre: "Synthwave")
     let home = try TemporaryDirectory("riffle-radio")
+    // LRCLIB on loopback knows the song the station will name.
+    let record = Data(
+      #"{"id":7,"trackName":"Night Drive","artistName":"Mira Sol","duration":200,"instrumental":false,"plainLyrics":"Headlights on the water\nand the radio on","syncedLyrics":null}"#
+        .utf8)
+    let lrclib = try LoopbackHTTPServer { request in
+      request.path == "/api/get" && request.formQuery["track_name"] == "Night Drive"
+        && request.formQuery["artist_name"] == "Mira Sol" && request.formQuery["album_name"] == nil
+        ? .respond(status: 200, headers: ["Content-Type": "application/json"], body: record)
+        : .respond(status: 404, body: Data(#"{"name":"TrackNotFound"}"#.utf8))
+    }
+    defer { lrclib.stop() }
     let tmux = try #require(
-      try tuneIn(station.streamURL, home: home, until: "Loopback FM", "Synthwave", "0:03"))
+      try tuneIn(
+        station.streamURL, home: home,
+        extra: ["RIFFLE_LYRICS_URL": lrclib.baseURL.absoluteString],
+        until: "Loopback FM", "Synthwave", "0:03"))
     defer { tmux.kill() }
     let shown = tmux.capture()
     #expect(shown.contains("Loopback FM \u{00B7} live"))
@@ -43,6 +57,10 @@ struct RadioEndToEndTests {
     #expect(try station.setTitle("Mira Sol - Night Drive"))
     let titled = try tmux.waitForAll("Night Drive", "Mira Sol", timeout: 10)
     #expect(titled.contains("Loopback FM"))
+    // y looks up the words of the song the station names.
+    tmux.sendKeys("y")
+    _ = try tmux.waitFor("Headlights on the water", timeout: 10)
+    tmux.sendKeys("y")
     // Hostile text from the station never reaches the terminal as control characters.
     #expect(try station.setTitle("Juno Reyes - Slow \u{1B}[31mOrbit\u{07}"))
     let next = try tmux.waitForAll("Slow Orbit", "Juno Reyes", timeout: 10)
