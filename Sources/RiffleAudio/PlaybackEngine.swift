@@ -125,7 +125,8 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Moves request `playID` to `seconds` into the song.
   public func seek(to seconds: Double, playID: Int) {
     let target: Session? = lock.withLock {
-      guard let session, session.playID == playID else { return nil }
+      // A live stream has nowhere to seek to.
+      guard let session, session.playID == playID, !session.live else { return nil }
       session.requestSeek(seconds)
       lock.broadcast()
       return session

@@ -204,3 +204,20 @@ func identifyOnStation(_ state: inout PlayerState) -> [PlayerEffect]? {
   }
   return []
 }
+
+/// A session resumed on a station's page: paused without connecting (a paused station fetches
+/// nothing), so that play tunes in live. `play` is what `playCurrent` returned; nil when the
+/// page is not a station's.
+func resumeLivePaused(_ state: inout PlayerState, _ play: [PlayerEffect]) -> [PlayerEffect]? {
+  guard var live = state.live else { return nil }
+  live.phase = .paused
+  state.live = live
+  state.playback = .paused
+  state.position = 0
+  // The request that was never sent is an older one from here on.
+  state.playID += 1
+  return play.filter {
+    if case .play = $0 { return false }
+    return true
+  }
+}

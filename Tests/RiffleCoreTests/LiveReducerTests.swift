@@ -246,3 +246,41 @@ struct LiveLyricsReducerTests {
     }
   }
 }
+
+@Suite("A station in a resumed session")
+struct LiveResumeReducerTests {
+  @Test("a session resumed on a station waits paused without fetching; play tunes in live")
+  func resumePaused() {
+    let kind = SourceKind.station(Station.url, name: "Loopback FM")
+    var state = PlayerState()
+    _ = reduce(
+      &state,
+      .resume(
+        SavedSession(
+          source: kind, resumeAt: ResumePoint(songID: Station.song.id, position: 80), queue: [],
+          volume: 100, isMuted: false, shuffle: false, repeatMode: .off)))
+    var store = ReducerTestStore(state)
+    store.send(.pageLoaded(kind, cursor: nil, SourcePage(songs: [Station.song]))) {
+      $0.opening = nil
+      $0.source = PageSource(kind: kind)
+      $0.songs = [Station.song]
+      $0.playID = 2
+      $0.playback = .paused
+      $0.resumeAt = nil
+      $0.message = .init(.info, "Loopback FM \u{00B7} live")
+      $0.announcedPlayID = 1
+      $0.listenedPlayID = 1
+      var live = LiveStream(songID: Station.song.id, playID: 1)
+      live.phase = .paused
+      $0.live = live
+    }
+    store.send(.togglePlay, effects: [.play(Station.song, playID: 3)]) {
+      $0.playID = 3
+      $0.playback = .loading
+      $0.announcedPlayID = 3
+      $0.listenedPlayID = 3
+      $0.live?.playID = 3
+      $0.live?.phase = .connecting
+    }
+  }
+}
