@@ -35,6 +35,8 @@ public struct AppPaths: Sendable, Equatable {
   public var likesFile: URL { data.appendingPathComponent("likes.json") }
   /// The shows the user follows.
   public var podcastsFile: URL { data.appendingPathComponent("podcasts.json") }
+  /// The radio stations the user keeps (`FavouriteStations`).
+  public var stationsFile: URL { data.appendingPathComponent("stations.json") }
   /// Where each podcast episode was left.
   public var episodePositionsFile: URL { data.appendingPathComponent("episode-positions.json") }
   public var logFile: URL { cache.appendingPathComponent("riffle.log") }

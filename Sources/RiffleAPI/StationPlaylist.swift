@@ -14,10 +14,16 @@ public enum StationPlaylist {
   public static func stationPage(_ url: URL, headers: [String: String]) -> SourcePage {
     let name = clean(headers["icy-name"]) ?? url.host ?? "Radio"
     let genre = clean(headers["icy-genre"]) ?? "Live radio"
-    let song = Song(
+    return SourcePage(
+      songs: [stationSong(url, name: name, genre: genre)], kind: .station(url, name: name))
+  }
+
+  /// A station as a page's song: its name as the title, its genre in the artist's place; the
+  /// id marks it live (`Song.isLiveStream`).
+  public static func stationSong(_ url: URL, name: String, genre: String) -> Song {
+    Song(
       id: "station:" + url.absoluteString, title: name, displayName: genre, handle: "",
       audioURL: url)
-    return SourcePage(songs: [song], kind: .station(url, name: name))
   }
 
   private static func clean(_ text: String?) -> String? {

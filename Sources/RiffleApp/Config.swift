@@ -44,6 +44,8 @@ public struct Config: Equatable, Sendable {
   public var itunesURL: URL?
   /// `lyrics_url`: the LRCLIB server, when the file names one.
   public var lyricsURL: URL?
+  /// `radio_browser_url`: the Radio Browser server stations are searched on.
+  public var radioBrowserURL: URL?
   /// Desktop notifications on song change (`[notifications] enabled`).
   public var notifications = false
   /// The library's folders (`[library] folders`), absolute paths.
@@ -75,11 +77,13 @@ public struct Config: Equatable, Sendable {
       && a.libraryFolders == b.libraryFolders && a.color == b.color
       && a.pictures == b.pictures && a.token == b.token && a.scrobble == b.scrobble
       && a.servers == b.servers
+      && a.radioBrowserURL == b.radioBrowserURL
   }
 
   /// Settings that hold a base URL, and where each goes.
   static var urlSettings: [(name: String, path: WritableKeyPath<Config, URL?>)] {
     [("itunes_url", \.itunesURL), ("lyrics_url", \.lyricsURL)]
+      + [("radio_browser_url", \.radioBrowserURL)]
   }
 
   /// An http(s) URL for a service, or nil.

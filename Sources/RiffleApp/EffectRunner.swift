@@ -60,6 +60,12 @@ final class EffectRunner {
       clients.audio.pause()
     case .resume:
       clients.audio.resume()
+    case .stop:
+      clients.audio.stop()
+    case .keepStation(let song, let kept):
+      clients.keepStation(song, kept) { problem in
+        if let problem { post(.notify("Could not keep the station: \(problem)")) }
+      }
     case .seek(let position, let playID):
       clients.audio.seek(position, playID)
     case .persistLike(let id, let liked, let sync):

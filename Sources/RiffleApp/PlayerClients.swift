@@ -24,6 +24,9 @@ public struct PlayerClients: Sendable {
   public var copyToClipboard: @Sendable (String) -> Void
   /// The scrobbling services, when the user set any.
   public var scrobble: ScrobbleClient
+  /// Keeps a radio station among the user's favourites (or lets it go); the completion gets
+  /// why it could not be saved.
+  public var keepStation: @Sendable (Song, Bool, @escaping @Sendable (String?) -> Void) -> Void
 
   public init(
     pages: PageClient, audio: AudioClient, likes: LikesClient,
@@ -34,8 +37,11 @@ public struct PlayerClients: Sendable {
       @escaping @Sendable (String, [Song], @escaping @Sendable (Result<String, Failure>) -> Void)
       -> Void = { _, _, done in done(.failure(Failure("Playlists are not kept here"))) },
     copyToClipboard: @escaping @Sendable (String) -> Void = { _ in },
-    scrobble: ScrobbleClient = .none
+    scrobble: ScrobbleClient = .none,
+    keepStation: @escaping @Sendable (Song, Bool, @escaping @Sendable (String?) -> Void) -> Void =
+      { _, _, done in done("Stations are not kept here") }
   ) {
+    self.keepStation = keepStation
     self.scrobble = scrobble
     self.pages = pages
     self.audio = audio
@@ -72,7 +78,8 @@ public struct PageClient: Sendable {
   /// through the HTTP client, the library from its index.
   public static func live(
     feeds: FeedSource, itunes: ITunesCatalog, charts: AppleCharts? = nil,
-    podcasts: PodcastFeeds? = nil, library: @escaping @Sendable () -> LibraryIndex? = { nil }
+    podcasts: PodcastFeeds? = nil, library: @escaping @Sendable () -> LibraryIndex? = { nil },
+    radio: RadioBrowser? = nil, stations: FavouriteStations? = nil
   ) -> PageClient {
     let charts = charts ?? AppleCharts(itunes: itunes)
     return PageClient { kind, cursor, done in
@@ -106,6 +113,11 @@ public struct PageClient: Sendable {
           return done(.failure(Failure(SubsonicServers.unknownServerMessage(name))))
         }
         server.page(query, cursor: cursor) { done($0.mapError(\.failure)) }
+      case .radioSearch(let term):
+        (radio ?? RadioBrowser()).search(term) { done($0.mapError(\.failure)) }
+      case .radioFavourites:
+        guard let stations else { return done(.failure(Failure("No stations are kept here"))) }
+        BackgroundWork.run("riffle.stations.page") { done(stations.page().mapError(\.failure)) }
       }
     }
   }
@@ -127,7 +139,12 @@ public struct LyricsClient: Sendable {
 
   /// A .lrc beside local files, the cache, then LRCLIB.
   public static func live(_ source: LyricsSource) -> LyricsClient {
-    LyricsClient(load: { song, done in source.load(song, completion: done) })
+    LyricsClient(load: { song, done in
+      // A station's song is named by its ICY title; the station's name beside it is no album.
+      var asked = song
+      if song.isLiveStream { asked.album = nil }
+      source.load(asked, completion: done)
+    })
   }
 
   /// For players built without a lyrics source: every request fails and says so.
@@ -149,14 +166,18 @@ public struct AudioClient: Sendable {
   public var shutdown: @Sendable () -> Void
   /// The gain (0...1) applied to what plays from now on.
   public var setGain: @Sendable (Double) -> Void
+  /// Stops what plays (its download too); the output stays open.
+  public var stop: @Sendable () -> Void
 
   public init(
     play: @escaping @Sendable (Song, Int) -> Void, pause: @escaping @Sendable () -> Void,
     resume: @escaping @Sendable () -> Void, seek: @escaping @Sendable (Double, Int) -> Void,
     position: @escaping @Sendable (Int) -> Double?,
     shutdown: @escaping @Sendable () -> Void,
-    setGain: @escaping @Sendable (Double) -> Void = { _ in }
+    setGain: @escaping @Sendable (Double) -> Void = { _ in },
+    stop: @escaping @Sendable () -> Void = {}
   ) {
+    self.stop = stop
     self.play = play
     self.pause = pause
     self.resume = resume
@@ -188,7 +209,9 @@ public struct AudioClient: Sendable {
       play: { song, id in
         let isEpisode = positions != nil && song.id.hasPrefix("podcast:")
         episode.set(isEpisode ? (id, song) : nil)
-        engine.play(song.audioURL, playID: id, gainDB: song.replayGain.map(Double.init))
+        engine.play(
+          song.audioURL, playID: id, gainDB: song.replayGain.map(Double.init),
+          live: song.isLiveStream)
         // The engine holds a seek asked for before the decoder exists until it does.
         if isEpisode, let start = positions?.resumePoint(song.id) {
           engine.seek(to: start, playID: id)
@@ -216,7 +239,8 @@ public struct AudioClient: Sendable {
         positions?.flush()
         engine.shutdown()
       },
-      setGain: { engine.setGain($0) })
+      setGain: { engine.setGain($0) },
+      stop: { engine.stop() })
   }
 }
 
@@ -279,6 +303,9 @@ extension PlaybackEvent {
     case .buffering(let id): return .playbackBuffering(playID: id)
     case .finished(let id): return .trackFinished(playID: id)
     case .failed(let id, let reason): return .playbackFailed(playID: id, reason)
+    case .streamTitle(let id, let title): return .streamTitle(playID: id, title)
+    case .dropped(let id, let reason, let transient):
+      return .streamDropped(playID: id, reason, transient: transient)
     }
   }
 }

@@ -10,6 +10,11 @@ public enum PlaybackEvent: Equatable, Sendable {
   case buffering(playID: Int)
   case finished(playID: Int)
   case failed(playID: Int, String)
+  /// A live stream's ICY metadata named a new title ("Artist - Title"; "" when it went blank).
+  case streamTitle(playID: Int, String)
+  /// A live stream stopped: it ended, the connection failed, or it sent no audio for
+  /// `PlaybackEngine.liveSilenceLimit`. `transient` when trying again may work.
+  case dropped(playID: Int, String, transient: Bool)
 }
 
 /// Where the engine keeps songs it has played whole, so they play again offline.
@@ -49,6 +54,9 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// How long the decoder waits for bytes before saying "buffering".
   public var stallReportDelay: TimeInterval = 0.5
 
+  /// How long a live stream may go without giving a sound before it counts as dropped.
+  public var liveSilenceLimit: TimeInterval = 10
+
   /// How long a pause lasts before a sound server's stream is closed (so that nothing wakes
   /// while paused); longer than the server's buffer, so everything written has been heard.
   static let closeOutputAfterPause: TimeInterval = 1
@@ -71,12 +79,15 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Stops what plays and starts `url` under the request number `playID`.
   /// Plays `url` under request `playID`; `gainDB` is the song's ReplayGain (a cut only: a
   /// boost could clip, and no peak is known to keep it from doing so).
-  public func play(_ url: URL, playID: Int, gainDB: Double? = nil) {
+  /// `live`: a radio station's stream, which has no end and no length: it asks for ICY
+  /// metadata (titles come back as `.streamTitle`), is never cached, and reports its end, a
+  /// failed connection or `liveSilenceLimit` without sound as `.dropped`.
+  public func play(_ url: URL, playID: Int, gainDB: Double? = nil, live: Bool = false) {
     Trace.mark("play \(playID)")
-    let source = cache?.cachedFile(for: url) ?? url
+    let source = live ? url : cache?.cachedFile(for: url) ?? url
     let session = Session(
       playID: playID, source: source, original: url,
-      gain: gainDB.map { min(1, pow(10, $0 / 20)) } ?? 1)
+      gain: gainDB.map { min(1, pow(10, $0 / 20)) } ?? 1, live: live)
     lock.withLock {
       self.session?.cancel()
       self.session = session
@@ -114,7 +125,8 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// Moves request `playID` to `seconds` into the song.
   public func seek(to seconds: Double, playID: Int) {
     let target: Session? = lock.withLock {
-      guard let session, session.playID == playID else { return nil }
+      // A live stream has nowhere to seek to.
+      guard let session, session.playID == playID, !session.live else { return nil }
       session.requestSeek(seconds)
       lock.broadcast()
       return session
@@ -169,12 +181,30 @@ public final class PlaybackEngine: @unchecked Sendable {
   private func streamDownload(
     _ session: Session, _ buffer: SongBuffer, generation: Int, from offset: Int64
   ) {
+    guard session.live else {
+      let transfer = client.stream(
+        HTTPRequest(url: session.source, maxBytes: 500_000_000, offset: offset),
+        handlers: StreamHandlers(
+          onResponse: { _, _, length in buffer.setLength(length, generation: generation) },
+          onData: { data in buffer.append(data, generation: generation) },
+          onComplete: { error in buffer.finish(error, generation: generation) }))
+      session.replaceTransfer(transfer)
+      return
+    }
+    // A station: ICY metadata asked for, split out of the audio before the buffer sees it. No
+    // length and no limit: the stream goes on as long as it is listened to.
+    let id = session.playID
+    let onEvent = self.onEvent
     let transfer = client.stream(
-      HTTPRequest(url: session.source, maxBytes: 500_000_000, offset: offset),
+      HTTPRequest(url: session.source, headers: ["Icy-MetaData": "1"], maxBytes: .max),
       handlers: StreamHandlers(
-        onResponse: { _, _, length in buffer.setLength(length, generation: generation) },
-        onData: { data in buffer.append(data, generation: generation) },
-        onComplete: { error in buffer.finish(error, generation: generation) }))
+        onData: { data in
+          let (audio, title) = session.icy.split(data)
+          if let title { onEvent(.streamTitle(playID: id, title)) }
+          return audio.isEmpty || buffer.append(audio, generation: generation)
+        },
+        onComplete: { error in buffer.finish(error, generation: generation) },
+        onHeaders: { headers in session.icy.start(metaint: headers["icy-metaint"]) }))
     session.replaceTransfer(transfer)
   }
 
@@ -188,9 +218,18 @@ public final class PlaybackEngine: @unchecked Sendable {
     var sniffBytes = Data()
     var soundReported = false
     var buffering = false
+    /// When sound last went to the output (or the stream was asked for): a live stream silent
+    /// for `liveSilenceLimit` is dropped.
+    var lastSound = Date()
 
     func fail(_ reason: String) {
       if !session.isCancelled { onEvent(.failed(playID: id, reason)) }
+      session.cancel()
+    }
+
+    /// A live stream that stopped; the reducer decides whether to connect again.
+    func drop(_ reason: String, transient: Bool) {
+      if !session.isCancelled { onEvent(.dropped(playID: id, reason, transient: transient)) }
       session.cancel()
     }
 
@@ -202,6 +241,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         case .needMore, .done: return true
         case .pcm(let count):
           guard count > 0 else { continue }
+          lastSound = Date()
           if !soundReported || buffering {
             if !soundReported { Trace.mark("sample \(id)") }
             soundReported = true
@@ -222,6 +262,10 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
 
     while !session.isCancelled {
+      if session.live, Date().timeIntervalSince(lastSound) >= liveSilenceLimit {
+        drop("sent no audio for \(Int(liveSilenceLimit)) s", transient: true)
+        return
+      }
       do {
         // A seek asked for before the format is known waits for the decoder (identify starts
         // a song part-way in).
@@ -239,7 +283,12 @@ public final class PlaybackEngine: @unchecked Sendable {
             onEvent(.buffering(playID: id))
           }
         case .failed(let error):
-          fail((error as? HTTPError)?.userMessage ?? String(describing: error))
+          let reason = (error as? HTTPError)?.userMessage ?? String(describing: error)
+          if session.live {
+            drop(reason, transient: (error as? HTTPError)?.isTransient ?? false)
+          } else {
+            fail(reason)
+          }
           return
         case .bytes(let data):
           if let decoder {
@@ -265,6 +314,10 @@ public final class PlaybackEngine: @unchecked Sendable {
           guard try drain(decoder!) else { return }
           if session.hasPendingSeek { continue }
           guard decoder?.hasFormat == true else { throw DecodeError.noAudio }
+          if session.live {
+            drop("stopped sending", transient: true)
+            return
+          }
           keepInCache(session)
           waitForOutputToDrain(session)
           if !session.isCancelled { onEvent(.finished(playID: id)) }
@@ -421,7 +474,13 @@ private final class Session: @unchecked Sendable {
   /// The song's ReplayGain as a factor (1: none), applied with the volume.
   let gain: Double
 
-  init(playID: Int, source: URL, original: URL, gain: Double = 1) {
+  /// A radio station's stream (see `PlaybackEngine.play`).
+  let live: Bool
+  /// Splits a station's ICY metadata out of its bytes (transfer thread only).
+  let icy = ICYDemuxer()
+
+  init(playID: Int, source: URL, original: URL, gain: Double = 1, live: Bool = false) {
+    self.live = live
     self.playID = playID
     self.source = source
     self.original = original

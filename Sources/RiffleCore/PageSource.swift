@@ -33,6 +33,10 @@ public enum SourceKind: Hashable, Sendable, Codable {
   case station(URL, name: String)
   /// A Subsonic-compatible server named in config.toml's `[[servers]]`, and what of it.
   case server(String, ServerQuery)
+  /// Stations whose name holds a term, from the Radio Browser directory (`riffle radio search`).
+  case radioSearch(String)
+  /// The stations the user keeps (`l` on a station's page; `riffle radio`).
+  case radioFavourites
 
   /// How the status line names the source ("“blue”", "Mira Sol's top songs").
   public var label: String {
@@ -49,6 +53,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcasts: return "your podcasts"
     case .station(_, let name): return name
     case .server(let name, let query): return serverLabel(name, query)
+    case .radioSearch(let term): return "stations named \u{201C}\(term)\u{201D}"
+    case .radioFavourites: return "your stations"
     }
   }
 
@@ -65,6 +71,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcasts: return "Your podcasts"
     case .station(_, let name): return name + " \u{00B7} live"
     case .server(let name, let query): return serverTitle(name, query)
+    case .radioSearch(let term): return "Radio: \u{201C}\(term)\u{201D}"
+    case .radioFavourites: return "Your stations"
     }
   }
 
@@ -82,6 +90,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcasts: return "Checking your podcasts\u{2026}"
     case .station: return "Tuning in\u{2026}"
     case .server(let name, let query): return serverActivity(name, query)
+    case .radioSearch(let term): return "Finding stations named \u{201C}\(term)\u{201D}\u{2026}"
+    case .radioFavourites: return "Reading your stations\u{2026}"
     }
   }
 
@@ -106,6 +116,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcasts: return "No podcasts followed: riffle podcast add URL"
     case .station: return "The station sent nothing to play"
     case .server(let name, let query): return serverEmptyNote(name, query)
+    case .radioSearch(let term): return "No stations found for \u{201C}\(term)\u{201D}"
+    case .radioFavourites: return "No stations kept: l on a station's page keeps it"
     }
   }
 
@@ -122,6 +134,7 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .podcasts: return "End of your podcasts"
     case .station(_, let name): return "\(name) stopped sending"
     case .server(_, let query): return serverEndNote(query)
+    case .radioSearch, .radioFavourites: return "End of the stations"
     }
   }
 
@@ -145,6 +158,8 @@ public enum SourceKind: Hashable, Sendable, Codable {
       return "\(count) left out"
     case .server:
       return count == 1 ? "skipped 1 entry without an id" : "skipped \(count) entries without an id"
+    case .radioSearch, .radioFavourites:
+      return count == 1 ? "1 station without a stream" : "\(count) stations without a stream"
     }
   }
 
@@ -152,7 +167,9 @@ public enum SourceKind: Hashable, Sendable, Codable {
   /// be a few songs each; a catalog's batches are 25 from a slower, rate-limited API.
   public var lookahead: Int {
     switch self {
-    case .feed, .playlist, .queue, .library, .podcast, .podcasts, .station, .server: return 3
+    case .feed, .playlist, .queue, .library, .podcast, .podcasts, .station, .server, .radioSearch,
+      .radioFavourites:
+      return 3
     case .search, .artist, .artistID, .charts: return 5
     }
   }

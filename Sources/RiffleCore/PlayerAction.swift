@@ -98,6 +98,11 @@ public enum PlayerAction: Equatable, Sendable {
   case playbackProgress(playID: Int, position: Double, duration: Double?)
   case trackFinished(playID: Int)
   case playbackFailed(playID: Int, String)
+  /// A live stream's ICY metadata named a new title ("" when it went blank).
+  case streamTitle(playID: Int, String)
+  /// A live stream stopped (it ended, its connection failed, or it went silent); `transient`
+  /// when trying again may work.
+  case streamDropped(playID: Int, String, transient: Bool)
 
   // Reports from the likes store and the likes server.
   /// Saving on this machine failed: the like is rolled back.

@@ -13,6 +13,10 @@ public enum PlayerEffect: Equatable, Sendable {
   case play(Song, playID: Int)
   case pause
   case resume
+  /// Stop what plays and let go of its stream (a live station paused).
+  case stop
+  /// Keep this station among the user's favourites, or let it go (`l` on a station's page).
+  case keepStation(Song, kept: Bool)
   /// Move playback of the current request to this point, in seconds.
   case seek(to: Double, playID: Int)
   /// Save a like here, and send it where `sync` says.

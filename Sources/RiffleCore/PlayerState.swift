@@ -165,6 +165,9 @@ public struct PlayerState: Equatable, Sendable {
   public var announcedPlayID = 0
   public var listenedPlayID = 0
 
+  /// The radio station playing on the current page, if one is (see `LiveStream`).
+  public var live: LiveStream?
+
   /// The search prompt's line while the prompt is open.
   public var search: SearchPrompt?
   /// The artists to choose from while `Overlay.artistChoice` shows.
@@ -176,7 +179,9 @@ public struct PlayerState: Equatable, Sendable {
 
   /// The song on the current page, if there is one.
   public var currentSong: Song? {
-    songs.indices.contains(index) ? songs[index] : nil
+    guard songs.indices.contains(index) else { return nil }
+    // A station's page shows the title its stream names now.
+    return live?.applied(to: songs[index]) ?? songs[index]
   }
 
   public var canGoPrevious: Bool { index > 0 && !songs.isEmpty }

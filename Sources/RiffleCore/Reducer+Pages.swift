@@ -95,6 +95,7 @@ private func firstPageLoaded(_ state: inout PlayerState, _ kind: SourceKind, _ p
     if let at = page.songs.firstIndex(where: { $0.id == resume.songID }) {
       state.index = at
       let play = playCurrent(&state)
+      if let waiting = resumeLivePaused(&state, play) { return waiting + loadMoreIfNear(&state) }
       state.playback = .paused
       let position = max(0, resume.position)
       state.position = position

@@ -48,6 +48,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     return playCurrent(&state)
 
   case .togglePlay:
+    if let live = toggleLive(&state) { return live }
     switch state.playback {
     case .playing, .buffering, .loading:
       state.playback = .paused
@@ -67,6 +68,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     setLike(&state, songID: song.id, liked: !song.isLiked)
     state.likePulse = PlayerState.likePulseFrames
     return [.persistLike(songID: song.id, liked: !song.isLiked, sync: song.likeDestination)]
+      + keepStationIfLive(&state, liked: !song.isLiked)
 
   case .toggleHelp:
     state.overlay = state.overlay == .help ? nil : .help
@@ -89,8 +91,12 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     .toggleMute, .share, .savePlaylist, .showFlash, .clearFlash, .resume:
     return reduceSession(&state, action)
 
+  case .streamTitle, .streamDropped, .retryDue(.stream, _):
+    return reduceLive(&state, action)
+
   case .playbackStarted(let playID, let duration):
     guard playID == state.playID else { return [] }
+    liveStarted(&state, playID: playID)
     if state.playback != .paused { state.playback = .playing }
     if let duration { state.duration = duration }
     // Announced once a play, when it is heard (not a session resumed paused).
@@ -143,6 +149,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     .moveArtistChoice, .confirmArtistChoice:
     return reduceSearch(&state, action)
   case .identify:
+    if let station = identifyOnStation(&state) { return station }
     if state.identify != nil {
       state.identify = nil
       state.message = .init(.info, "Stopped listening")
@@ -206,6 +213,7 @@ func playCurrent(_ state: inout PlayerState) -> [PlayerEffect] {
   state.position = 0
   state.duration = song.duration
   if state.shuffle { state.shuffleRound.insert(song.id) }
+  beginLive(&state, song)
   if case .error = state.message?.kind { state.message = nil }
   // ReplayGain: the album's when its songs play in order, the song's own under shuffle.
   var played = song

@@ -53,4 +53,6 @@ public enum RetryTarget: Hashable, Sendable {
   case page(SourceKind)
   /// The lyrics of this song.
   case lyrics(songID: String)
+  /// Connecting again to the live station on this page.
+  case stream(songID: String)
 }

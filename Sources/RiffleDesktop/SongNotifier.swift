@@ -20,15 +20,21 @@ public final class SongNotifier: @unchecked Sendable {
   /// The song to announce in this state: one that has started playing and was not the last
   /// one announced.
   public static func songToAnnounce(_ state: PlayerState, after announced: String?) -> Song? {
-    guard state.playback == .playing, let song = state.currentSong, song.id != announced
+    guard state.playback == .playing, let song = state.currentSong, key(song) != announced
     else { return nil }
     return song
+  }
+
+  /// What makes a song new to announce: its id, and its title and artist (a radio station's
+  /// page names each song its stream plays).
+  public static func key(_ song: Song) -> String {
+    song.id + "\n" + song.title + "\n" + song.displayName
   }
 
   /// Looks at each new state (main queue) and sends a notification when a song starts.
   public func update(_ state: PlayerState) {
     guard let song = Self.songToAnnounce(state, after: announced) else { return }
-    announced = song.id
+    announced = Self.key(song)
     let arguments = Self.arguments(for: song)
     bus.perform { [self] bus in
       bus.call(

@@ -21,6 +21,7 @@ public struct FuzzTarget: Sendable {
   /// docs/hardening.md).
   public static let all: [FuzzTarget] = [
     .feedJSON, .config, .textSanitizer, .audioDecoder, .itunes, .lrclib, .lrc, .podcastRSS, .icy,
+    .radioBrowser,
   ]
 
   public static func named(_ name: String) -> FuzzTarget? {

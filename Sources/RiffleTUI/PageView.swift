@@ -406,13 +406,26 @@ public struct PageView {
 
   private func drawProgress(_ screen: inout Screen, state: PlayerState, layout: PageLayout) {
     let y = layout.progressRow
-    let elapsed = formatTime(state.position)
-    let total = state.duration.map(formatTime) ?? "-:--"
+    // A live station: the time listened (across pauses and reconnections) and LIVE.
+    let live = state.live.flatMap { $0.songID == state.currentSong?.id ? $0 : nil }
+    let elapsed = formatTime(state.position + (live?.heardBefore ?? 0))
+    let total = live != nil ? "LIVE" : state.duration.map(formatTime) ?? "-:--"
     let labels = CellStyle(foreground: theme.muted, background: theme.band)
     screen.put(elapsed, x: layout.margin, y: y, style: labels)
     screen.put(total, x: layout.margin + layout.inner - DisplayWidth.of(total), y: y, style: labels)
     let bar = layout.progressBar
     guard bar.count > 2 else { return }
+    if let live {
+      // The live edge: a full bar while the stream plays, an empty track while it does not.
+      let on = live.phase == .playing && state.playback == .playing
+      let style = CellStyle(
+        foreground: on ? theme.progress : theme.progressTrack, background: theme.band)
+      screen.put(
+        String(repeating: on ? "━" : "─", count: bar.count - 1), x: bar.lowerBound, y: y,
+        style: style)
+      screen.put(on ? "●" : "○", x: bar.upperBound - 1, y: y, style: style)
+      return
+    }
     let fraction: Double = {
       guard let d = state.duration, d > 0 else { return 0 }
       return min(1, max(0, state.position / d))
@@ -444,8 +457,8 @@ public struct PageView {
     var line: String
     var style = CellStyle(foreground: theme.muted, background: theme.band)
     switch state.playback {
-    case .loading: line = "\(spinner) Loading…"
-    case .buffering: line = "\(spinner) Buffering…"
+    case .loading: line = "\(spinner) \(state.live?.note ?? "Loading…")"
+    case .buffering: line = "\(spinner) \(state.live?.note ?? "Buffering…")"
     case .paused: line = "Paused"
     case .finished: line = state.source?.kind.endNote ?? "End of the feed"
     case .failed: line = "Cannot play this song"

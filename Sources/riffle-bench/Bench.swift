@@ -48,6 +48,7 @@ enum Bench {
     part("memory") { try system.memoryFigures() }
     part("episode") { try system.episodeMemoryFigures() }
     part("decode") { try system.decodeFigures() }
+    part("radio") { try system.radioFigures() }
     part("render") { renderFigures() }
     part("terminal") { try terminalFigures() }
     part("library") { try LibraryFigures.figures(runs: runs) }

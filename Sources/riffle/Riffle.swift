@@ -32,6 +32,8 @@ struct Riffle: ParsableCommand {
         riffle https://feeds.example/show.rss    # a podcast: episodes newest first
         riffle podcast add https://feeds.example/show.rss
         riffle podcasts                          # the newest episodes of every show followed
+        riffle radio search jazz                 # stations from Radio Browser, one a page
+        riffle radio                             # the stations you keep (l on a station)
         riffle identify clip.wav                 # name the song in a recording
         riffle doctor                            # what to fix on this machine
 
@@ -48,7 +50,7 @@ struct Riffle: ParsableCommand {
     version: RiffleVersion.string,
     subcommands: [
       Play.self, Search.self, Artist.self, Charts.self, Podcast.self, Podcasts.self,
-      Library.self, Playlists.self, Identify.self, Doctor.self, Server.self,
+      Library.self, Playlists.self, Identify.self, Doctor.self, Server.self, Radio.self,
     ],
     defaultSubcommand: Play.self)
 
@@ -613,7 +615,9 @@ private func startPlayer(
     pages: .live(
       feeds: FeedSource(token: token), itunes: ITunesCatalog(base: services.itunes),
       charts: AppleCharts(base: services.charts, itunes: ITunesCatalog(base: services.itunes)),
-      podcasts: PodcastFeeds.live(paths), library: { LibraryIndexHolder.shared.index }),
+      podcasts: PodcastFeeds.live(paths), library: { LibraryIndexHolder.shared.index },
+      radio: RadioBrowser(base: radioBrowserBase(config)),
+      stations: FavouriteStations(file: paths.stationsFile)),
     audio: .live(
       cache: DiskCache.audio(paths),
       output: {
@@ -661,7 +665,8 @@ private func startPlayer(
     scrobble: (Scrobbler.start(
       settings: config.scrobble, paths: paths,
       onProblem: { problem in box.model?.post(.notify(problem)) }
-    ).map(ScrobbleClient.live) ?? .none).reportingPlays(to: .shared))
+    ).map(ScrobbleClient.live) ?? .none).reportingPlays(to: .shared),
+    keepStation: keepStationClient(paths))
   let cellPixels: (() -> (width: Int, height: Int))? =
     pictures.protocol == .symbols ? nil : { terminal.cellPixels }
   let artwork = Artwork(

@@ -30,12 +30,14 @@ private enum Paging {
     feed, search, artist, playlist, chosenArtist, charts, podcast, SourceKind.podcasts,
     SourceKind.station(URL(string: "http://radio.example/live")!, name: "Radio One"),
     SourceKind.server("home", .search("neon")), SourceKind.server("home", .artist("Mira Sol")),
+    SourceKind.radioSearch("jazz"), SourceKind.radioFavourites,
   ]
 
   /// A later page as the kind counts pages.
   static func cursor(_ kind: SourceKind, _ n: Int) -> PageCursor {
     switch kind {
-    case .feed, .playlist, .queue, .podcast, .podcasts, .station: return .page(n, size: 10)
+    case .feed, .playlist, .queue, .podcast, .podcasts, .station, .radioSearch, .radioFavourites:
+      return .page(n, size: 10)
     case .library: return .offset(n * 100, limit: 100)
     case .search, .artist, .artistID, .charts: return .offset(n * 25, limit: 25)
     case .server(_, .artist): return .page(n, size: nil)

@@ -222,9 +222,24 @@ struct SongNotifierTests {
     #expect(SongNotifier.songToAnnounce(mprisState(playback: .loading), after: nil) == nil)
     let playing = mprisState(playback: .playing)
     #expect(SongNotifier.songToAnnounce(playing, after: nil)?.id == "song-1")
-    #expect(SongNotifier.songToAnnounce(playing, after: "song-1") == nil)
-    #expect(SongNotifier.songToAnnounce(mprisState(index: 1), after: "song-1")?.id == "song-2")
+    let first = SongNotifier.key(playing.currentSong!)
+    #expect(SongNotifier.songToAnnounce(playing, after: first) == nil)
+    #expect(SongNotifier.songToAnnounce(mprisState(index: 1), after: first)?.id == "song-2")
     #expect(SongNotifier.songToAnnounce(mprisState(playback: .paused), after: nil) == nil)
+  }
+
+  @Test("a station is announced again each time its stream names another song")
+  func stationTitles() {
+    var state = mprisState(playback: .playing)
+    state.songs[0].id = "station:http://radio.example/live"
+    state.live = LiveStream(songID: state.songs[0].id, playID: state.playID)
+    state.live?.title = "Mira Sol - Night Drive"
+    let heard = SongNotifier.songToAnnounce(state, after: nil)
+    #expect(heard?.title == "Night Drive")
+    #expect(heard?.displayName == "Mira Sol")
+    #expect(SongNotifier.songToAnnounce(state, after: SongNotifier.key(heard!)) == nil)
+    state.live?.title = "Mira Sol - Dawn"
+    #expect(SongNotifier.songToAnnounce(state, after: SongNotifier.key(heard!))?.title == "Dawn")
   }
 
   @Test("Notify's arguments: app, replaced id, icon, title, escaped artist, hints, timeout")

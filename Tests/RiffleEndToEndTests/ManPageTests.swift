@@ -24,6 +24,7 @@ struct ManPageTests {
       [], ["play"], ["search"], ["artist"], ["charts"], ["identify"], ["doctor"], ["library"],
       ["library", "add"], ["library", "scan"], ["library", "search"], ["playlists"],
       ["server"], ["server", "add"], ["server", "list"],
+      ["radio"], ["radio", "search"], ["radio", "favourites"],
     ] {
       let help = try runProgram(TestFiles.riffleBinary, command + ["--help"])
       #expect(help.status == 0)
@@ -42,7 +43,7 @@ struct ManPageTests {
       #expect(page.contains(option), "the man page does not mention \(option)")
     }
     for command in [
-      "play", "search", "artist", "charts", "identify", "doctor", "library", "playlists",
+      "play", "search", "artist", "charts", "identify", "doctor", "library", "playlists", "radio",
     ] {
       #expect(text.contains("  \(command) "), "--help does not list \(command)")
       #expect(page.contains(".B riffle \(command)") || page.contains(".BR \(command) "))
