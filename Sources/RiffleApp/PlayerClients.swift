@@ -24,6 +24,11 @@ public struct PlayerClients: Sendable {
   public var copyToClipboard: @Sendable (String) -> Void
   /// The scrobbling services, when the user set any.
   public var scrobble: ScrobbleClient
+  /// The library's first page of songs for a search, answered at once on the calling thread
+  /// (the index answers in milliseconds), so a key's frame shows its results.
+  public var searchLibrary: @Sendable (String) -> Result<SourcePage, Failure> = { _ in
+    .failure(Failure("No library here"))
+  }
 
   public init(
     pages: PageClient, audio: AudioClient, likes: LikesClient,
@@ -282,7 +287,7 @@ extension PlaybackEvent {
 let libraryPageSize = 100
 
 /// One page of a library query from the index (on a work queue: SQLite reads the disk).
-private func libraryPage(_ index: LibraryIndex?, _ query: LibraryQuery, _ cursor: PageCursor?)
+func libraryPage(_ index: LibraryIndex?, _ query: LibraryQuery, _ cursor: PageCursor?)
   -> Result<SourcePage, Failure>
 {
   guard let index else {

@@ -6,23 +6,32 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
   switch action {
   case .openSearch:
     state.overlay = .search
-    state.search = SearchPrompt()
+    var prompt = SearchPrompt()
+    // Over the library, / searches the library as you type; elsewhere, iTunes on Enter.
+    prompt.target = state.searchesLibrary ? .library : .itunes
+    state.search = prompt
+    state.preview = nil
     return []
 
   case .editSearch(let edit):
     guard state.search != nil else { return [] }
     state.search?.apply(edit, history: state.searchHistory)
-    return []
+    return askForPreview(&state)
 
   case .submitSearch:
     guard let prompt = state.search else { return [] }
+    let preview = state.preview
     closePrompt(&state)
     let term = prompt.text.trimmingCharacters(in: .whitespaces)
     guard !term.isEmpty else { return [] }
     state.searchHistory = state.searchHistory.recording(term)
-    // Over the library, / searches the library; elsewhere, iTunes.
-    let kind: SourceKind = state.searchesLibrary ? .library(.search(term)) : .search(term)
-    return [.saveSearchHistory(state.searchHistory)] + reducePages(&state, .open(kind))
+    let saved: [PlayerEffect] = [.saveSearchHistory(state.searchHistory)]
+    // The library's results already shown for this line are the pages now; nothing is asked.
+    if prompt.target == .library, let chosen = choosePreview(&state, preview, term: term) {
+      return saved + chosen
+    }
+    let kind: SourceKind = prompt.target == .library ? .library(.search(term)) : .search(term)
+    return saved + reducePages(&state, .open(kind))
 
   case .cancelSearch:
     if state.overlay == .search {
@@ -83,6 +92,7 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
 
 private func closePrompt(_ state: inout PlayerState) {
   state.search = nil
+  state.preview = nil
   if state.overlay == .search { state.overlay = nil }
 }
 

@@ -140,6 +140,8 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
   case .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .showAlbum,
     .moveArtistChoice, .confirmArtistChoice:
     return reduceSearch(&state, action)
+  case .switchSearchTarget, .previewLoaded, .previewFailed:
+    return reducePreview(&state, action)
   case .identify:
     if state.identify != nil {
       state.identify = nil

@@ -27,6 +27,8 @@ public struct PageView {
     _ state: PlayerState, motion: PageMotion = PageMotion(), width: Int, height: Int,
     spectrum: [Double]? = nil, art: (Song) -> CoverCells? = { _ in nil }
   ) -> Screen {
+    // While the prompt previews the library's results, they are the pages drawn.
+    let state = state.shown
     var screen = Screen(width: width, height: height)
     guard width >= Self.minimumSize.width, height >= Self.minimumSize.height else {
       drawTooSmall(&screen)
@@ -82,7 +84,7 @@ public struct PageView {
     if let identify = state.identify { drawListening(&screen, identify) }
     if state.overlay == .help { drawHelp(&screen) }
     if state.overlay == .search, let prompt = state.search {
-      drawSearch(&screen, prompt: prompt, library: state.searchesLibrary)
+      drawSearch(&screen, prompt: prompt, preview: state.preview)
     }
     if state.overlay == .artistChoice, let choice = state.artistChoice {
       drawArtistChoice(&screen, choice)
@@ -481,7 +483,8 @@ public struct PageView {
   }
 
   /// The search prompt: a box across the upper part of the page with the line being typed.
-  private func drawSearch(_ screen: inout Screen, prompt: SearchPrompt, library: Bool) {
+  private func drawSearch(_ screen: inout Screen, prompt: SearchPrompt, preview: SearchPreview?) {
+    let library = prompt.target == .library
     let boxWidth = min(screen.width - 2, 64)
     let boxHeight = min(5, screen.height)
     let x = (screen.width - boxWidth) / 2
@@ -493,7 +496,15 @@ public struct PageView {
     label.foreground = theme.accent
     let lineY = y + (boxHeight >= 5 ? 2 : boxHeight / 2)
     let heading = library ? "Search your library" : "Search iTunes"
-    if boxHeight >= 5 { screen.put(heading, x: x + 2, y: y + 1, style: label) }
+    if boxHeight >= 5 {
+      let end = screen.put(heading, x: x + 2, y: y + 1, style: label) + x + 2
+      // How many songs the library answers for the line, as you type.
+      var count = box
+      count.foreground = preview?.failure == nil ? theme.muted : theme.error
+      screen.put(
+        Self.previewNote(preview), x: end + 2, y: y + 1, style: count,
+        maxWidth: max(0, x + boxWidth - 2 - (end + 2)))
+    }
     let field = SearchField.layout(prompt, width: max(1, boxWidth - 6))
     let fieldStart = screen.put("/ ", x: x + 2, y: lineY, style: label) + x + 2
     screen.put(field.text, x: fieldStart, y: lineY, style: box, maxWidth: boxWidth - 6)
@@ -509,8 +520,22 @@ public struct PageView {
       var hint = box
       hint.foreground = theme.muted
       screen.put(
-        "Enter search  Esc cancel  ↑/↓ earlier searches", x: x + 2, y: y + 3, style: hint,
+        library
+          ? "Enter play  Tab iTunes  Esc cancel  ↑/↓ earlier"
+          : "Enter search  Tab your library  Esc cancel  ↑/↓ earlier",
+        x: x + 2, y: y + 3, style: hint,
         maxWidth: boxWidth - 4)
+    }
+  }
+
+  /// The count beside the prompt's heading: what the library answered for the line.
+  static func previewNote(_ preview: SearchPreview?) -> String {
+    guard let preview else { return "" }
+    if let failure = preview.failure { return failure }
+    switch preview.songs.count {
+    case 0: return "no song matches"
+    case 1: return "1 song"
+    default: return "\(preview.songs.count)\(preview.next == nil ? "" : "+") songs"
     }
   }
 

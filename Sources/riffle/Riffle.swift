@@ -656,6 +656,10 @@ private func startPlayer(
       settings: config.scrobble, paths: paths,
       onProblem: { problem in box.model?.post(.notify(problem)) }
     ).map(ScrobbleClient.live) ?? .none)
+  var clientsWithLibrary = clients
+  clientsWithLibrary.searchLibrary = PlayerClients.librarySearch {
+    LibraryIndexHolder.shared.index
+  }
   let cellPixels: (() -> (width: Int, height: Int))? =
     pictures.protocol == .symbols ? nil : { terminal.cellPixels }
   let artwork = Artwork(
@@ -670,7 +674,8 @@ private func startPlayer(
   state.shuffle = settings.shuffle
   state.repeatMode = settings.repeatMode ?? .off
   let model = PlayerViewModel(
-    clients: clients, terminal: terminal, ticker: DispatchTicker(), keyMap: config.keyMap,
+    clients: clientsWithLibrary, terminal: terminal, ticker: DispatchTicker(),
+    keyMap: config.keyMap,
     view: PageView(theme: config.theme, keyMap: config.keyMap), state: state, artwork: artwork,
     visualizer: Visualizer(
       samples: { openOutput.current?.heardSamples(count: $0) },

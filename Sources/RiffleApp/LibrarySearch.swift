@@ -1,0 +1,13 @@
+import RiffleCore
+import RiffleLibrary
+
+extension PlayerClients {
+  /// Search as you type over the library's index: the first page of `.search(term)`, read on
+  /// the calling thread (the main queue: at 100,000 songs a keystroke's query takes a few
+  /// milliseconds, see docs/performance.md), so the frame after the key shows it.
+  public static func librarySearch(_ index: @escaping @Sendable () -> LibraryIndex?)
+    -> @Sendable (String) -> Result<SourcePage, Failure>
+  {
+    { term in libraryPage(index(), .search(term), nil) }
+  }
+}
