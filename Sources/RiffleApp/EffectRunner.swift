@@ -53,6 +53,15 @@ final class EffectRunner {
       case .failure(let failure):
         answer(.previewFailed(term: term, failure))
       }
+    case .reloadLibrary(let kind, let count):
+      guard case .library(let query) = kind else { return }
+      let reload = clients.reloadLibrary
+      let likes = clients.likes
+      BackgroundWork.run("riffle.library.reload") {
+        guard case .success(var page) = reload(query, count) else { return }
+        page.songs = page.songs.applyingLocalLikes(likes.all())
+        post(.libraryReloaded(kind, page))
+      }
     case .after(let delay, let action):
       let send = self.send
       scheduler.after(delay) { send(action) }

@@ -10,4 +10,11 @@ extension PlayerClients {
   {
     { term in libraryPage(index(), .search(term), nil) }
   }
+
+  /// A library source's first `count` songs from the index, for the pages after a change.
+  public static func libraryReload(_ index: @escaping @Sendable () -> LibraryIndex?)
+    -> @Sendable (LibraryQuery, Int) -> Result<SourcePage, Failure>
+  {
+    { query, count in libraryPage(index(), query, nil, limit: count) }
+  }
 }

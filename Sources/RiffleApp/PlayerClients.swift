@@ -29,6 +29,11 @@ public struct PlayerClients: Sendable {
   public var searchLibrary: @Sendable (String) -> Result<SourcePage, Failure> = { _ in
     .failure(Failure("No library here"))
   }
+  /// A library source's first songs, as many as asked, read again after the index changed
+  /// (called on a work queue).
+  public var reloadLibrary: @Sendable (LibraryQuery, Int) -> Result<SourcePage, Failure> = {
+    _, _ in .failure(Failure("No library here"))
+  }
 
   public init(
     pages: PageClient, audio: AudioClient, likes: LikesClient,
@@ -287,18 +292,19 @@ extension PlaybackEvent {
 let libraryPageSize = 100
 
 /// One page of a library query from the index (on a work queue: SQLite reads the disk).
-func libraryPage(_ index: LibraryIndex?, _ query: LibraryQuery, _ cursor: PageCursor?)
-  -> Result<SourcePage, Failure>
-{
+func libraryPage(
+  _ index: LibraryIndex?, _ query: LibraryQuery, _ cursor: PageCursor?,
+  limit: Int = libraryPageSize
+) -> Result<SourcePage, Failure> {
   guard let index else {
     return .failure(Failure("The library's index cannot be opened (see riffle doctor)"))
   }
   var offset = 0
   if case .offset(let from, _)? = cursor { offset = from }
   do {
-    let songs = try index.playerSongs(query, offset: offset, limit: libraryPageSize)
+    let songs = try index.playerSongs(query, offset: offset, limit: limit)
     let next =
-      songs.count < libraryPageSize
+      songs.count < limit
       ? nil : PageCursor.offset(offset + songs.count, limit: libraryPageSize)
     return .success(SourcePage(songs: songs, next: next))
   } catch {

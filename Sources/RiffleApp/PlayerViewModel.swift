@@ -142,6 +142,8 @@ public final class PlayerViewModel {
       view.render(state, motion: motion, width: width, height: height, spectrum: spectrum) {
         song in artwork?.cells(for: song, width: width, height: height)
       })
+    // For the benchmark: a key's frame is the first after its `input` mark.
+    Trace.mark("frame")
     // The neighbours' covers get ready while this one is looked at.
     for index in [state.index + 1, state.index - 1] where state.songs.indices.contains(index) {
       artwork?.prepare(state.songs[index], width: width, height: height)

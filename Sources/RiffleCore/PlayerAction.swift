@@ -28,6 +28,11 @@ public enum PlayerAction: Equatable, Sendable {
   case previewLoaded(term: String, SourcePage)
   /// The library could not answer the prompt's line `term`.
   case previewFailed(term: String, Failure)
+  /// The library's index changed (a scan behind the screen, files changed on disk); `note`
+  /// says how, for the status line.
+  case libraryChanged(note: String?)
+  /// The pages of a library source read again after a change, as many as were shown.
+  case libraryReloaded(SourceKind, SourcePage)
   /// `a`: the top songs of the current song's artist (in the library, the artist's songs).
   case showArtist
   /// `b`: the current song's album, from the library.

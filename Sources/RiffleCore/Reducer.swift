@@ -142,6 +142,8 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     return reduceSearch(&state, action)
   case .switchSearchTarget, .previewLoaded, .previewFailed:
     return reducePreview(&state, action)
+  case .libraryChanged, .libraryReloaded:
+    return reduceLibraryChange(&state, action)
   case .identify:
     if state.identify != nil {
       state.identify = nil

@@ -174,3 +174,70 @@ struct SearchPreviewReducerTests {
     }
   }
 }
+
+@Suite("Reducer: a library that changes while it is shown")
+struct LibraryChangeReducerTests {
+  static let kind = SourceKind.library(.folder("/music"))
+  static let army = SearchPreviewReducerTests.army
+  static let hyper = SearchPreviewReducerTests.hyper
+
+  /// The folder's pages, page 2 (Hyperballad) playing 40 s in.
+  static func showing() -> PlayerState {
+    Fixture.loaded(at: 1, position: 40) {
+      $0.source = PageSource(kind: kind)
+      $0.songs = [army, hyper]
+      $0.duration = hyper.duration
+    }
+  }
+
+  @Test("a change asks for the pages again, as many as are loaded; the note goes on the band")
+  func changed() {
+    var store = ReducerTestStore(Self.showing())
+    store.send(
+      .libraryChanged(note: "Library: 1 new"), effects: [.reloadLibrary(Self.kind, count: 100)]
+    ) { $0.message = .init(.info, "Library: 1 new") }
+    // Not a library source: the note only.
+    var feed = ReducerTestStore(Fixture.loaded())
+    feed.send(.libraryChanged(note: nil))
+  }
+
+  @Test("the pages read again keep the song playing on its page, where it plays on")
+  func reloadedKeepsSong() {
+    var store = ReducerTestStore(Self.showing())
+    let new = Song(
+      id: "file:///music/a.flac", title: "Alarm Call", displayName: "Björk", handle: "",
+      audioURL: URL(string: "file:///music/a.flac")!)
+    store.send(.libraryReloaded(Self.kind, SourcePage(songs: [new, Self.army, Self.hyper]))) {
+      $0.songs = [new, Self.army, Self.hyper]
+      $0.index = 2
+    }
+    // The song playing was removed from disk: it stays where it was until paged away from.
+    store.send(.libraryReloaded(Self.kind, SourcePage(songs: [new, Self.army]))) {
+      $0.songs = [new, Self.army, Self.hyper]
+    }
+    // Pages of another source are not these.
+    store.send(.libraryReloaded(.library(.all), SourcePage(songs: [new])))
+  }
+
+  @Test("a first scan's songs fill empty pages as they come, and the first plays")
+  func firstScan() {
+    var store = ReducerTestStore(Fixture.state { $0.source = PageSource(kind: Self.kind) })
+    store.send(
+      .libraryChanged(note: "Scanning music…"), effects: [.reloadLibrary(Self.kind, count: 100)]
+    ) {
+      $0.message = .init(.info, "Scanning music…")
+    }
+    store.send(.libraryReloaded(Self.kind, SourcePage(songs: [])))
+    var played = Self.army
+    played.replayGain = nil
+    store.send(
+      .libraryReloaded(Self.kind, SourcePage(songs: [Self.army, Self.hyper])),
+      effects: [.play(played, playID: 1)]
+    ) {
+      $0.songs = [Self.army, Self.hyper]
+      $0.playID = 1
+      $0.playback = .loading
+      $0.duration = Self.army.duration
+    }
+  }
+}

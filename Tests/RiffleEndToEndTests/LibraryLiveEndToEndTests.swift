@@ -130,4 +130,40 @@ struct LibraryLiveEndToEndTests {
     #expect(
       largest <= steepest * 1.05 + 2, "a step of \(largest) (the sine's steepest: \(steepest))")
   }
+
+  @Test(
+    "a file copied into the folder while riffle plays shows up without a restart; one removed goes")
+  func watched() throws {
+    let library = try LiveLibrary("riffle-live-watch")
+    try library.add(
+      "Abba/Arrival/1.flac", hz: 440, seconds: 30,
+      tags: ["title": "Dancing Queen", "artist": "Abba", "album": "Arrival", "track": "1"])
+    try library.add(
+      "Abba/Arrival/2.flac", hz: 550, seconds: 30,
+      tags: ["title": "Money Money", "artist": "Abba", "album": "Arrival", "track": "2"])
+    let tmux = try library.start([library.music.path, "--audio", "null"])
+    defer { tmux.kill() }
+    try tmux.waitForAll("Dancing Queen", "1 / 2", "Pause")
+    // Made elsewhere, then copied in, as a user would.
+    let outside = try LiveLibrary("riffle-live-new")
+    try outside.add(
+      "Believe.flac", hz: 300, seconds: 5,
+      tags: ["title": "Believe", "artist": "Cher", "album": "Believe", "track": "1"])
+    let cher = library.music.appendingPathComponent("Cher/Believe")
+    try FileManager.default.createDirectory(at: cher, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      at: outside.music.appendingPathComponent("Believe.flac"),
+      to: cher.appendingPathComponent("1 Believe.flac"))
+    // The pages follow (album order: Cher after Abba), the song playing stays on its page.
+    try tmux.waitForAll("Library: 1 new", "Dancing Queen", "1 / 3", "Pause")
+    tmux.sendKeys("/")
+    tmux.sendLiteral("beli")
+    try tmux.waitForAll("Believe", "Cher · Believe", "1 song")
+    tmux.sendKeys("Escape")
+    try FileManager.default.removeItem(
+      at: library.music.appendingPathComponent("Abba/Arrival/2.flac"))
+    try tmux.waitForAll("Library: 1 removed", "Dancing Queen", "1 / 2")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+  }
 }
