@@ -38,7 +38,7 @@ public struct LibraryCounts: Equatable, Sendable {
 /// while a scan writes (WAL); two writers wait for each other (busy timeout).
 public final class LibraryIndex: @unchecked Sendable {
   /// The schema this build writes (`PRAGMA user_version`).
-  public static let schemaVersion = 2
+  public static let schemaVersion = 3
   public let url: URL
   let connection: SQLiteConnection
   private let lock = NSLock()
@@ -137,7 +137,60 @@ public final class LibraryIndex: @unchecked Sendable {
     END;
     INSERT INTO songs_search(songs_search) VALUES ('rebuild');
     """,
+    // 3: letters of their own typed as their usual spelling: a `folded` column (generated, so
+    // nothing writes it) searched beside the others.
+    """
+    ALTER TABLE songs ADD COLUMN folded TEXT GENERATED ALWAYS AS (\(foldedExpression)) VIRTUAL;
+    DROP TRIGGER songs_search_insert;
+    DROP TRIGGER songs_search_delete;
+    DROP TRIGGER songs_search_update;
+    DROP TABLE songs_search;
+    CREATE VIRTUAL TABLE songs_search USING fts5(
+      title, artist, album_artist, album, genre, folded,
+      content='songs', content_rowid='id',
+      tokenize='unicode61 remove_diacritics 2', prefix='1 2 3');
+    CREATE TRIGGER songs_search_insert AFTER INSERT ON songs BEGIN
+      INSERT INTO songs_search(rowid, title, artist, album_artist, album, genre, folded)
+        VALUES (new.id, new.title, new.artist, new.album_artist, new.album, new.genre,
+          new.folded);
+    END;
+    CREATE TRIGGER songs_search_delete AFTER DELETE ON songs BEGIN
+      INSERT INTO songs_search(
+        songs_search, rowid, title, artist, album_artist, album, genre, folded)
+        VALUES ('delete', old.id, old.title, old.artist, old.album_artist, old.album, old.genre,
+          old.folded);
+    END;
+    CREATE TRIGGER songs_search_update AFTER UPDATE OF title, artist, album_artist, album, genre
+      ON songs BEGIN
+      INSERT INTO songs_search(
+        songs_search, rowid, title, artist, album_artist, album, genre, folded)
+        VALUES ('delete', old.id, old.title, old.artist, old.album_artist, old.album, old.genre,
+          old.folded);
+      INSERT INTO songs_search(rowid, title, artist, album_artist, album, genre, folded)
+        VALUES (new.id, new.title, new.artist, new.album_artist, new.album, new.genre,
+          new.folded);
+    END;
+    INSERT INTO songs_search(songs_search) VALUES ('rebuild');
+    """,
   ]
+
+  /// Letters that are letters of their own, not accented ones (so FTS5's `remove_diacritics`
+  /// keeps them), and how they are spelt without them: `ss` finds Straße, `ae` Ágætis.
+  static let foldings: [(String, String)] = [
+    ("ß", "ss"), ("ẞ", "ss"), ("æ", "ae"), ("Æ", "ae"), ("œ", "oe"), ("Œ", "oe"), ("ø", "o"),
+    ("Ø", "o"), ("þ", "th"), ("Þ", "th"), ("ð", "d"), ("Ð", "d"), ("ł", "l"), ("Ł", "l"),
+    ("đ", "d"), ("Đ", "d"), ("ı", "i"),
+  ]
+
+  /// The searched text (title, artist, album artist, album, genre) with `foldings` applied,
+  /// or NULL when it has none of those letters (most songs: nothing more to index).
+  static var foldedExpression: String {
+    let text =
+      "coalesce(title, '') || ' ' || coalesce(artist, '') || ' ' || coalesce(album_artist, '')"
+      + " || ' ' || coalesce(album, '') || ' ' || coalesce(genre, '')"
+    let folded = foldings.reduce(text) { "replace(\($0), '\($1.0)', '\($1.1)')" }
+    return "CASE WHEN \(folded) <> \(text) THEN \(folded) END"
+  }
 
   /// The schema version the file is at.
   public var version: Int {
