@@ -84,9 +84,7 @@ final class LibraryLive: @unchecked Sendable {
     if report.new > 0 { parts.append("\(report.new) new") }
     if report.changed > 0 { parts.append("\(report.changed) changed") }
     if report.removed > 0 { parts.append("\(report.removed) removed") }
-    if !report.issues.isEmpty {
-      parts.append("\(report.issues.count) not read (see the log)")
-    }
+    if report.unreadable > 0 { parts.append("\(report.unreadable) unreadable (see the log)") }
     let what = parts.isEmpty ? "up to date" : parts.joined(separator: ", ")
     return first ? "Scanned: \(report.counts.songs) songs, \(what)" : "Library: \(what)"
   }

@@ -166,4 +166,36 @@ struct LibraryLiveEndToEndTests {
     tmux.sendKeys("q")
     #expect(try tmux.waitForExit() == 0)
   }
+
+  @Test(
+    "riffle FOLDER never scanned: the screen at once, Scanning… on the band; seen before: its songs at once"
+  )
+  func scanBehindTheScreen() throws {
+    let library = try LiveLibrary("riffle-live-first-scan")
+    try library.add(
+      "Many/Songs/000.flac", hz: 440, seconds: 1,
+      tags: ["title": "Copy", "artist": "Many", "album": "Songs"])
+    let first = library.music.appendingPathComponent("Many/Songs/000.flac")
+    for number in 1..<600 {
+      try FileManager.default.copyItem(
+        at: first,
+        to: first.deletingLastPathComponent().appendingPathComponent(
+          String(format: "%03d.flac", number)))
+    }
+    let tmux = try library.start([library.music.path, "--audio", "null"])
+    defer { tmux.kill() }
+    let early = try tmux.waitFor("Scanning Music…")
+    #expect(!early.contains("Scanned:"))
+    try tmux.waitForAll("Scanned: 600 songs, 600 new", "Copy", "/ 100", timeout: 60)
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+
+    // Again: the index has the folder; the songs come from it at once, the rescan is quiet.
+    let again = try library.start([library.music.path, "--audio", "null"])
+    defer { again.kill() }
+    let screen = try again.waitForAll("Copy", "1 / 100")
+    #expect(!screen.contains("Scanning"))
+    again.sendKeys("q")
+    #expect(try again.waitForExit() == 0)
+  }
 }
