@@ -1,6 +1,9 @@
 import RiffleCore
 import RiffleLibrary
 
+/// Songs a keystroke's preview asks the index for.
+let previewSize = 25
+
 extension PlayerClients {
   /// Search as you type over the library's index: the first page of `.search(term)`, read on
   /// the calling thread (the main queue: at 100,000 songs a keystroke's query takes a few
@@ -8,7 +11,9 @@ extension PlayerClients {
   public static func librarySearch(_ index: @escaping @Sendable () -> LibraryIndex?)
     -> @Sendable (String) -> Result<SourcePage, Failure>
   {
-    { term in libraryPage(index(), .search(term), nil) }
+    // One screen's worth: the preview shows its first song and counts "25+"; chosen, the
+    // source pages on from there as any library source does.
+    { term in libraryPage(index(), .search(term), nil, limit: previewSize) }
   }
 
   /// A library source's first `count` songs from the index, for the pages after a change.

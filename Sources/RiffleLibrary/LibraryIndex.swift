@@ -37,6 +37,10 @@ public struct LibraryCounts: Equatable, Sendable {
 /// Thread-safe: calls are serialised on the one connection. Readers in other processes read
 /// while a scan writes (WAL); two writers wait for each other (busy timeout).
 public final class LibraryIndex: @unchecked Sendable {
+  /// Search ranks best match first (bm25) once a word typed has this many characters: bm25
+  /// weighs every match, and a word of three starts thousands of songs' words at 100,000 songs
+  /// (median 4 ms a keystroke ranked from three, 0.2 ms from four; docs/performance.md).
+  static let rankedFrom = 4
   /// The schema this build writes (`PRAGMA user_version`).
   public static let schemaVersion = 3
   public let url: URL
@@ -268,10 +272,12 @@ public final class LibraryIndex: @unchecked Sendable {
       values = [.text(prefix + "/"), .text(prefix + "0")] + page
     case .search(let term):
       guard let match = Self.matchExpression(term) else { return [] }
-      // Ranking (bm25) weighs every match: for the first key or two of a word that is a good
-      // part of the library (at 100,000 songs, 40 ms for "b"), so such a search lists in
-      // index order, which FTS5 streams and stops at the page's end.
-      let ranked = term.split { !($0.isLetter || $0.isNumber) }.contains { $0.count >= 3 }
+      // Ranking (bm25) weighs every match: for the first keys of a word that is a good part of
+      // the library (at 100,000 songs, 40 ms for "b"), so such a search lists in index order,
+      // which FTS5 streams and stops at the page's end (`rankedFrom`).
+      let ranked = term.split { !($0.isLetter || $0.isNumber) }.contains {
+        $0.count >= Self.rankedFrom
+      }
       sql = """
         SELECT \(Self.columns) FROM songs_search JOIN songs ON songs.id = songs_search.rowid
         WHERE songs_search MATCH ? ORDER BY \(ranked ? "rank" : "songs_search.rowid")

@@ -27,7 +27,11 @@ public struct PageView {
     _ state: PlayerState, motion: PageMotion = PageMotion(), width: Int, height: Int,
     spectrum: [Double]? = nil, art: (Song) -> CoverCells? = { _ in nil }
   ) -> Screen {
-    // While the prompt previews the library's results, they are the pages drawn.
+    // While the prompt previews the library's results, they are the pages drawn, over the
+    // cover of the song playing: a key changes the page's text, not every cell of the screen
+    // (and asks for no cover), so its frame is small.
+    let playing = state.currentSong
+    let previewing = state.overlay == .search && state.preview?.songs.isEmpty == false
     let state = state.shown
     var screen = Screen(width: width, height: height)
     guard width >= Self.minimumSize.width, height >= Self.minimumSize.height else {
@@ -35,8 +39,9 @@ public struct PageView {
       return screen
     }
     if let song = state.currentSong {
-      let cover = art(song)
-      let fade = motion.fadeProgress(for: song.id)
+      let behind = previewing ? playing ?? song : song
+      let cover = art(behind)
+      let fade = motion.fadeProgress(for: behind.id)
       // A picture shows only when the page stands still with nothing over it: slides and
       // fades move the cells (the picture would be a cut), and overlays darken what is behind
       // them, which cells can and a picture under them cannot.
@@ -50,14 +55,14 @@ public struct PageView {
         // A picture under the cells (kitty) shows through blanks with the terminal's own
         // background; one drawn over them (sixel) keeps the cover's cells beneath.
         if !picture.underCells || picture.rows < height {
-          drawBackground(&screen, for: song, art: cover, fade: fade)
+          drawBackground(&screen, for: behind, art: cover, fade: fade)
         }
         if picture.underCells {
           screen.fill(x: 0, y: picture.row, width: width, height: picture.rows, style: .plain)
         }
         screen.picture = picture
       } else {
-        drawBackground(&screen, for: song, art: cover, fade: fade)
+        drawBackground(&screen, for: behind, art: cover, fade: fade)
       }
       drawPage(&screen, song: song, state: state, overArt: cover != nil)
       if let spectrum { drawSpectrum(&screen, spectrum) }
