@@ -12,20 +12,30 @@ import RiffleLibrary
 final class LibraryLive: @unchecked Sendable {
   private let queue = DispatchQueue(label: "riffle.library.live")
   private let roots: [URL]
-  private let index: @Sendable () -> LibraryIndex?
   private let post: @Sendable (PlayerAction) -> Void
   // Touched on `queue` only.
   private var watcher: LibraryWatcher?
+  private var ownIndex: LibraryIndex?
+
+  /// The scans' own connection to the index: the player's serialises its calls, and
+  /// a keystroke's search must not wait behind a scan's reads and batches.
+  private func scanIndex() -> LibraryIndex? {
+    if let ownIndex { return ownIndex }
+    do {
+      ownIndex = try LibraryIndex()
+    } catch {
+      FileHandle.standardError.write(Data("library: \(error)\n".utf8))
+    }
+    return ownIndex
+  }
 
   /// Starts following `roots`; with `scanAtStart`, scans them at once (its progress on the
   /// status line with `showingProgress`: a first scan, whose songs come as it goes).
   init(
     roots: [URL], scanAtStart: Bool, showingProgress: Bool,
-    index: @escaping @Sendable () -> LibraryIndex?,
     post: @escaping @Sendable (PlayerAction) -> Void
   ) {
     self.roots = roots
-    self.index = index
     self.post = post
     queue.async {
       if scanAtStart { self.scan(showingProgress: showingProgress) }
@@ -52,7 +62,7 @@ final class LibraryLive: @unchecked Sendable {
   }
 
   private func scan(showingProgress: Bool) {
-    guard let index = index() else { return }
+    guard let index = scanIndex() else { return }
     let scanner = LibraryScanner(index: index)
     // Loudness is `riffle library scan`'s: it decodes every song whole.
     scanner.measuresLoudness = false

@@ -719,7 +719,7 @@ private func startPlayer(
   if let library {
     liveLibrary = LibraryLive(
       roots: library.roots, scanAtStart: library.scanAtStart, showingProgress: library.scanFirst,
-      index: { LibraryIndexHolder.shared.index }, post: { box.model?.post($0) })
+      post: { box.model?.post($0) })
   }
   for problem in problems {
     FileHandle.standardError.write(Data("\(problem)\n".utf8))
