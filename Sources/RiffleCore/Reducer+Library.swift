@@ -7,11 +7,13 @@ func reduceLibraryChange(_ state: inout PlayerState, _ action: PlayerAction) -> 
   switch action {
   case .libraryChanged(let note):
     if let note { state.message = .init(.info, note) }
+    // Results previewed in the prompt are asked for again too.
+    let preview: [PlayerEffect] = state.preview.map { [.previewSearch($0.term)] } ?? []
     // A library source being opened reads the index as it is now anyway.
     guard let source = state.source, case .library = source.kind, state.opening == nil else {
-      return []
+      return preview
     }
-    return [.reloadLibrary(source.kind, count: max(state.songs.count, 100))]
+    return [.reloadLibrary(source.kind, count: max(state.songs.count, 100))] + preview
 
   case .libraryReloaded(let kind, let page):
     guard state.source?.kind == kind, state.opening == nil else { return [] }

@@ -199,6 +199,16 @@ struct LibraryChangeReducerTests {
     // Not a library source: the note only.
     var feed = ReducerTestStore(Fixture.loaded())
     feed.send(.libraryChanged(note: nil))
+    // Results previewed in the prompt are asked for again.
+    var previewing = Self.showing()
+    previewing.overlay = .search
+    previewing.search = SearchPrompt(text: "bj")
+    previewing.search?.target = .library
+    previewing.preview = SearchPreview(term: "bj", songs: [Self.army])
+    var prompt = ReducerTestStore(previewing)
+    prompt.send(
+      .libraryChanged(note: nil),
+      effects: [.reloadLibrary(Self.kind, count: 100), .previewSearch("bj")])
   }
 
   @Test("the pages read again keep the song playing on its page, where it plays on")
