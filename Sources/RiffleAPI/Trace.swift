@@ -15,6 +15,8 @@ import Foundation
 /// - `sample <playID>`: the first PCM of that request is handed to the output
 /// - `like-set <songID> <true|false>`: a like or unlike is asked for (before it is saved)
 /// - `like-saved <songID> <true|false>`: the likes file holding that change is on disk
+/// - `input`: keys are waiting on stdin (the player reads them now)
+/// - `frame`: a frame has been handed to the terminal (after its write)
 public enum Trace {
   private static let fd: Int32 = {
     guard let path = ProcessInfo.processInfo.environment["RIFFLE_TRACE"], !path.isEmpty else {

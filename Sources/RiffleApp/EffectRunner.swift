@@ -11,15 +11,19 @@ final class EffectRunner {
   private let scheduler: Scheduler
   private let post: @Sendable (PlayerAction) -> Void
   private let send: @MainActor (PlayerAction) -> Void
+  /// An answer had at once: applied right after the action that asked, before the frame.
+  private let answer: @MainActor (PlayerAction) -> Void
 
   init(
     clients: PlayerClients, scheduler: Scheduler, post: @escaping @Sendable (PlayerAction) -> Void,
-    send: @escaping @MainActor (PlayerAction) -> Void
+    send: @escaping @MainActor (PlayerAction) -> Void,
+    answer: @escaping @MainActor (PlayerAction) -> Void = { _ in }
   ) {
     self.clients = clients
     self.scheduler = scheduler
     self.post = post
     self.send = send
+    self.answer = answer
   }
 
   /// Seconds heard of a play request, nil if it is not the current one (read by the ticker).
@@ -40,6 +44,23 @@ final class EffectRunner {
         case .failure(let failure):
           post(.pageFailed(kind, cursor: cursor, failure))
         }
+      }
+    case .previewSearch(let term):
+      switch clients.searchLibrary(term) {
+      case .success(var page):
+        page.songs = page.songs.applyingLocalLikes(clients.likes.all())
+        answer(.previewLoaded(term: term, page))
+      case .failure(let failure):
+        answer(.previewFailed(term: term, failure))
+      }
+    case .reloadLibrary(let kind, let count):
+      guard case .library(let query) = kind else { return }
+      let reload = clients.reloadLibrary
+      let likes = clients.likes
+      BackgroundWork.run("riffle.library.reload") {
+        guard case .success(var page) = reload(query, count) else { return }
+        page.songs = page.songs.applyingLocalLikes(likes.all())
+        post(.libraryReloaded(kind, page))
       }
     case .after(let delay, let action):
       let send = self.send

@@ -27,6 +27,16 @@ public struct PlayerClients: Sendable {
   /// Keeps a radio station among the user's favourites (or lets it go); the completion gets
   /// why it could not be saved.
   public var keepStation: @Sendable (Song, Bool, @escaping @Sendable (String?) -> Void) -> Void
+  /// The library's first page of songs for a search, answered at once on the calling thread
+  /// (the index answers in milliseconds), so a key's frame shows its results.
+  public var searchLibrary: @Sendable (String) -> Result<SourcePage, Failure> = { _ in
+    .failure(Failure("No library here"))
+  }
+  /// A library source's first songs, as many as asked, read again after the index changed
+  /// (called on a work queue).
+  public var reloadLibrary: @Sendable (LibraryQuery, Int) -> Result<SourcePage, Failure> = {
+    _, _ in .failure(Failure("No library here"))
+  }
 
   public init(
     pages: PageClient, audio: AudioClient, likes: LikesClient,
@@ -314,18 +324,19 @@ extension PlaybackEvent {
 let libraryPageSize = 100
 
 /// One page of a library query from the index (on a work queue: SQLite reads the disk).
-private func libraryPage(_ index: LibraryIndex?, _ query: LibraryQuery, _ cursor: PageCursor?)
-  -> Result<SourcePage, Failure>
-{
+func libraryPage(
+  _ index: LibraryIndex?, _ query: LibraryQuery, _ cursor: PageCursor?,
+  limit: Int = libraryPageSize
+) -> Result<SourcePage, Failure> {
   guard let index else {
     return .failure(Failure("The library's index cannot be opened (see riffle doctor)"))
   }
   var offset = 0
   if case .offset(let from, _)? = cursor { offset = from }
   do {
-    let songs = try index.playerSongs(query, offset: offset, limit: libraryPageSize)
+    let songs = try index.playerSongs(query, offset: offset, limit: limit)
     let next =
-      songs.count < libraryPageSize
+      songs.count < limit
       ? nil : PageCursor.offset(offset + songs.count, limit: libraryPageSize)
     return .success(SourcePage(songs: songs, next: next))
   } catch {

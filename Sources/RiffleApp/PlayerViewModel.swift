@@ -16,7 +16,10 @@ public final class PlayerViewModel {
   /// Built on first use, so its closures can reach this model.
   private lazy var effects = EffectRunner(
     clients: clients, scheduler: scheduler, post: { [weak self] in self?.post($0) },
-    send: { [weak self] in self?.send($0) })
+    send: { [weak self] in self?.send($0) }, answer: { [weak self] in self?.answers.append($0) })
+  /// Actions effects answered at once (the library's search as you type), applied within the
+  /// same `send`, so the frame drawn after a key already shows its answer.
+  private var answers: [PlayerAction] = []
   private let terminal: Terminal
   private let clock: FrameClock
   private let artwork: Artwork?
@@ -71,7 +74,8 @@ public final class PlayerViewModel {
   /// frame are one redraw, not two).
   private func send(_ actions: [PlayerAction]) {
     var changes: [([PlayerEffect], PlayerState)] = []
-    for action in actions {
+    var actions = actions[...]
+    while let action = actions.popFirst() {
       // After quit nothing runs again: late engine reports must not restart anything.
       guard !state.isQuitting else { break }
       onAction?(action)
@@ -81,6 +85,8 @@ public final class PlayerViewModel {
       if !state.songs.isEmpty { motion.pageChanged(from: before, to: state.index) }
       for effect in asked { effects.run(effect) }
       changes.append((asked, state))
+      actions.append(contentsOf: answers)
+      answers = []
     }
     guard !changes.isEmpty else { return }
     if state.isQuitting {
@@ -136,6 +142,8 @@ public final class PlayerViewModel {
       view.render(state, motion: motion, width: width, height: height, spectrum: spectrum) {
         song in artwork?.cells(for: song, width: width, height: height)
       })
+    // For the benchmark: a key's frame is the first after its `input` mark.
+    Trace.mark("frame")
     // The neighbours' covers get ready while this one is looked at.
     for index in [state.index + 1, state.index - 1] where state.songs.indices.contains(index) {
       artwork?.prepare(state.songs[index], width: width, height: height)

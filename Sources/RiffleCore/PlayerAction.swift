@@ -22,6 +22,17 @@ public enum PlayerAction: Equatable, Sendable {
   case submitSearch
   /// Esc: closes the prompt (and drops a source still waiting for its first page).
   case cancelSearch
+  /// Tab in the prompt: between searching the library (as you type) and iTunes (on Enter).
+  case switchSearchTarget
+  /// The library's songs for the prompt's line `term` (search as you type).
+  case previewLoaded(term: String, SourcePage)
+  /// The library could not answer the prompt's line `term`.
+  case previewFailed(term: String, Failure)
+  /// The library's index changed (a scan behind the screen, files changed on disk); `note`
+  /// says how, for the status line.
+  case libraryChanged(note: String?)
+  /// The pages of a library source read again after a change, as many as were shown.
+  case libraryReloaded(SourceKind, SourcePage)
   /// `a`: the top songs of the current song's artist (in the library, the artist's songs).
   case showArtist
   /// `b`: the current song's album, from the library.
@@ -139,7 +150,7 @@ extension PlayerAction {
     switch self {
     case .next, .previous, .togglePlay, .toggleLike, .toggleHelp, .retry, .seek, .seekTo, .quit,
       .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .showAlbum,
-      .moveArtistChoice, .confirmArtistChoice,
+      .switchSearchTarget, .moveArtistChoice, .confirmArtistChoice,
       .toggleLyrics,
       .scrollLyrics, .pageLyrics, .identify, .enqueue, .playNext, .showQueue, .moveInQueue,
       .removeFromQueue, .clearQueue, .toggleShuffle, .cycleRepeat, .changeVolume, .toggleMute,

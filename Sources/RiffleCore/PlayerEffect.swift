@@ -7,6 +7,11 @@ public enum PlayerEffect: Equatable, Sendable {
   case loadPage(SourceKind, cursor: PageCursor?)
   /// Send this action after this many seconds (retries).
   case after(Double, PlayerAction)
+  /// Ask the library's index for the songs matching `term` now, and send `.previewLoaded` or
+  /// `.previewFailed` before the next frame is drawn (search as you type).
+  case previewSearch(String)
+  /// Read a library source's first `count` songs again and send `.libraryReloaded`.
+  case reloadLibrary(SourceKind, count: Int)
   /// Keep the search history for the next run.
   case saveSearchHistory([String])
   /// Stop whatever plays and play this song from the start.

@@ -170,6 +170,9 @@ public struct PlayerState: Equatable, Sendable {
 
   /// The search prompt's line while the prompt is open.
   public var search: SearchPrompt?
+  /// The library's songs for the prompt's line, shown while the prompt is open (search as you
+  /// type); the pages themselves change only on Enter.
+  public var preview: SearchPreview?
   /// The artists to choose from while `Overlay.artistChoice` shows.
   public var artistChoice: ArtistChoice?
   /// Earlier searches, newest last (Up and Down walk through them).

@@ -6,25 +6,37 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
   switch action {
   case .openSearch:
     state.overlay = .search
-    state.search = SearchPrompt()
+    var prompt = SearchPrompt()
+    // Over a server's pages, / searches that server on Enter; over the library, the library as
+    // you type; elsewhere, iTunes on Enter.
+    prompt.target = state.homeSearchTarget ?? .itunes
+    state.search = prompt
+    state.preview = nil
     return []
 
   case .editSearch(let edit):
     guard state.search != nil else { return [] }
     state.search?.apply(edit, history: state.searchHistory)
-    return []
+    return askForPreview(&state)
 
   case .submitSearch:
     guard let prompt = state.search else { return [] }
+    let preview = state.preview
     closePrompt(&state)
     let term = prompt.text.trimmingCharacters(in: .whitespaces)
     guard !term.isEmpty else { return [] }
     state.searchHistory = state.searchHistory.recording(term)
-    // Over the library, / searches the library; elsewhere, iTunes.
-    var kind: SourceKind = state.searchesLibrary ? .library(.search(term)) : .search(term)
-    // Over a server's pages, / searches that server.
-    if let server = state.source?.kind.serverName { kind = .server(server, .search(term)) }
-    return [.saveSearchHistory(state.searchHistory)] + reducePages(&state, .open(kind))
+    let saved: [PlayerEffect] = [.saveSearchHistory(state.searchHistory)]
+    switch prompt.target {
+    case .library:
+      // The library's results already shown for this line are the pages now; nothing is asked.
+      if let chosen = choosePreview(&state, preview, term: term) { return saved + chosen }
+      return saved + reducePages(&state, .open(.library(.search(term))))
+    case .server(let name):
+      return saved + reducePages(&state, .open(.server(name, .search(term))))
+    case .itunes:
+      return saved + reducePages(&state, .open(.search(term)))
+    }
 
   case .cancelSearch:
     if state.overlay == .search {
@@ -100,6 +112,7 @@ func reduceSearch(_ state: inout PlayerState, _ action: PlayerAction) -> [Player
 
 private func closePrompt(_ state: inout PlayerState) {
   state.search = nil
+  state.preview = nil
   if state.overlay == .search { state.overlay = nil }
 }
 

@@ -148,6 +148,10 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
   case .openSearch, .editSearch, .submitSearch, .cancelSearch, .showArtist, .showAlbum,
     .moveArtistChoice, .confirmArtistChoice:
     return reduceSearch(&state, action)
+  case .switchSearchTarget, .previewLoaded, .previewFailed:
+    return reducePreview(&state, action)
+  case .libraryChanged, .libraryReloaded:
+    return reduceLibraryChange(&state, action)
   case .identify:
     if let station = identifyOnStation(&state) { return station }
     if state.identify != nil {

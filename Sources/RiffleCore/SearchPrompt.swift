@@ -10,6 +10,8 @@ public struct SearchPrompt: Equatable, Sendable {
   public private(set) var historyIndex: Int?
   /// The line being typed, kept while the user walks through history.
   private var draft: [Character] = []
+  /// What Enter searches: the library (previewed as you type) or iTunes.
+  public var target: SearchTarget = .itunes
 
   /// The longest query the prompt takes; iTunes ignores far less than this.
   public static let maximumLength = 200

@@ -37,8 +37,12 @@ public struct LibraryCounts: Equatable, Sendable {
 /// Thread-safe: calls are serialised on the one connection. Readers in other processes read
 /// while a scan writes (WAL); two writers wait for each other (busy timeout).
 public final class LibraryIndex: @unchecked Sendable {
+  /// Search ranks best match first (bm25) once a word typed has this many characters: bm25
+  /// weighs every match, and a word of three starts thousands of songs' words at 100,000 songs
+  /// (median 4 ms a keystroke ranked from three, 0.2 ms from four; docs/performance.md).
+  static let rankedFrom = 4
   /// The schema this build writes (`PRAGMA user_version`).
-  public static let schemaVersion = 2
+  public static let schemaVersion = 3
   public let url: URL
   let connection: SQLiteConnection
   private let lock = NSLock()
@@ -137,7 +141,60 @@ public final class LibraryIndex: @unchecked Sendable {
     END;
     INSERT INTO songs_search(songs_search) VALUES ('rebuild');
     """,
+    // 3: letters of their own typed as their usual spelling: a `folded` column (generated, so
+    // nothing writes it) searched beside the others.
+    """
+    ALTER TABLE songs ADD COLUMN folded TEXT GENERATED ALWAYS AS (\(foldedExpression)) VIRTUAL;
+    DROP TRIGGER songs_search_insert;
+    DROP TRIGGER songs_search_delete;
+    DROP TRIGGER songs_search_update;
+    DROP TABLE songs_search;
+    CREATE VIRTUAL TABLE songs_search USING fts5(
+      title, artist, album_artist, album, genre, folded,
+      content='songs', content_rowid='id',
+      tokenize='unicode61 remove_diacritics 2', prefix='1 2 3');
+    CREATE TRIGGER songs_search_insert AFTER INSERT ON songs BEGIN
+      INSERT INTO songs_search(rowid, title, artist, album_artist, album, genre, folded)
+        VALUES (new.id, new.title, new.artist, new.album_artist, new.album, new.genre,
+          new.folded);
+    END;
+    CREATE TRIGGER songs_search_delete AFTER DELETE ON songs BEGIN
+      INSERT INTO songs_search(
+        songs_search, rowid, title, artist, album_artist, album, genre, folded)
+        VALUES ('delete', old.id, old.title, old.artist, old.album_artist, old.album, old.genre,
+          old.folded);
+    END;
+    CREATE TRIGGER songs_search_update AFTER UPDATE OF title, artist, album_artist, album, genre
+      ON songs BEGIN
+      INSERT INTO songs_search(
+        songs_search, rowid, title, artist, album_artist, album, genre, folded)
+        VALUES ('delete', old.id, old.title, old.artist, old.album_artist, old.album, old.genre,
+          old.folded);
+      INSERT INTO songs_search(rowid, title, artist, album_artist, album, genre, folded)
+        VALUES (new.id, new.title, new.artist, new.album_artist, new.album, new.genre,
+          new.folded);
+    END;
+    INSERT INTO songs_search(songs_search) VALUES ('rebuild');
+    """,
   ]
+
+  /// Letters that are letters of their own, not accented ones (so FTS5's `remove_diacritics`
+  /// keeps them), and how they are spelt without them: `ss` finds Straße, `ae` Ágætis.
+  static let foldings: [(String, String)] = [
+    ("ß", "ss"), ("ẞ", "ss"), ("æ", "ae"), ("Æ", "ae"), ("œ", "oe"), ("Œ", "oe"), ("ø", "o"),
+    ("Ø", "o"), ("þ", "th"), ("Þ", "th"), ("ð", "d"), ("Ð", "d"), ("ł", "l"), ("Ł", "l"),
+    ("đ", "d"), ("Đ", "d"), ("ı", "i"),
+  ]
+
+  /// The searched text (title, artist, album artist, album, genre) with `foldings` applied,
+  /// or NULL when it has none of those letters (most songs: nothing more to index).
+  static var foldedExpression: String {
+    let text =
+      "coalesce(title, '') || ' ' || coalesce(artist, '') || ' ' || coalesce(album_artist, '')"
+      + " || ' ' || coalesce(album, '') || ' ' || coalesce(genre, '')"
+    let folded = foldings.reduce(text) { "replace(\($0), '\($1.0)', '\($1.1)')" }
+    return "CASE WHEN \(folded) <> \(text) THEN \(folded) END"
+  }
 
   /// The schema version the file is at.
   public var version: Int {
@@ -215,10 +272,12 @@ public final class LibraryIndex: @unchecked Sendable {
       values = [.text(prefix + "/"), .text(prefix + "0")] + page
     case .search(let term):
       guard let match = Self.matchExpression(term) else { return [] }
-      // Ranking (bm25) weighs every match: for the first key or two of a word that is a good
-      // part of the library (at 100,000 songs, 40 ms for "b"), so such a search lists in
-      // index order, which FTS5 streams and stops at the page's end.
-      let ranked = term.split { !($0.isLetter || $0.isNumber) }.contains { $0.count >= 3 }
+      // Ranking (bm25) weighs every match: for the first keys of a word that is a good part of
+      // the library (at 100,000 songs, 40 ms for "b"), so such a search lists in index order,
+      // which FTS5 streams and stops at the page's end (`rankedFrom`).
+      let ranked = term.split { !($0.isLetter || $0.isNumber) }.contains {
+        $0.count >= Self.rankedFrom
+      }
       sql = """
         SELECT \(Self.columns) FROM songs_search JOIN songs ON songs.id = songs_search.rowid
         WHERE songs_search MATCH ? ORDER BY \(ranked ? "rank" : "songs_search.rowid")

@@ -62,6 +62,9 @@ public final class LibraryScanner {
   public var batchSize = 200
   /// Measure EBU R128 loudness of songs without ReplayGain tags (decodes each such song once).
   public var measuresLoudness = true
+  /// Told after each batch is committed, with the songs read so far in this scan (new and
+  /// changed), so a scan behind the screen can show its songs as they come.
+  public var onBatch: ((Int) -> Void)?
 
   public init(index: LibraryIndex) {
     self.index = index
@@ -86,8 +89,10 @@ public final class LibraryScanner {
     let rootPaths = roots.map { Self.clean($0.path) }
 
     func flush() throws {
+      let wrote = !batch.isEmpty
       try index.write(batch)
       try index.updateBeside(beside)
+      if wrote { onBatch?(report.new + report.changed) }
       batch.removeAll(keepingCapacity: true)
       beside.removeAll(keepingCapacity: true)
     }

@@ -50,14 +50,21 @@ public struct PageView {
     _ state: PlayerState, motion: PageMotion = PageMotion(), width: Int, height: Int,
     spectrum: [Double]? = nil, art: (Song) -> CoverCells? = { _ in nil }
   ) -> Screen {
+    // While the prompt previews the library's results, they are the pages drawn, over the
+    // cover of the song playing: a key changes the page's text, not every cell of the screen
+    // (and asks for no cover), so its frame is small.
+    let playing = state.currentSong
+    let previewing = state.overlay == .search && state.preview?.songs.isEmpty == false
+    let state = state.shown
     var screen = Screen(width: width, height: height)
     guard width >= Self.minimumSize.width, height >= Self.minimumSize.height else {
       drawTooSmall(&screen)
       return screen
     }
     if let song = state.currentSong {
-      let cover = art(song)
-      let fade = motion.fadeProgress(for: song.id)
+      let behind = previewing ? playing ?? song : song
+      let cover = art(behind)
+      let fade = motion.fadeProgress(for: behind.id)
       // A picture shows only when the page stands still with nothing over it: slides and
       // fades move the cells (the picture would be a cut), and overlays darken what is behind
       // them, which cells can and a picture under them cannot.
@@ -71,14 +78,14 @@ public struct PageView {
         // A picture under the cells (kitty) shows through blanks with the terminal's own
         // background; one drawn over them (sixel) keeps the cover's cells beneath.
         if !picture.underCells || picture.rows < height {
-          drawBackground(&screen, for: song, art: cover, fade: fade)
+          drawBackground(&screen, for: behind, art: cover, fade: fade)
         }
         if picture.underCells {
           screen.fill(x: 0, y: picture.row, width: width, height: picture.rows, style: .plain)
         }
         screen.picture = picture
       } else {
-        drawBackground(&screen, for: song, art: cover, fade: fade)
+        drawBackground(&screen, for: behind, art: cover, fade: fade)
       }
       drawPage(&screen, song: song, state: state, overArt: cover != nil)
       if let spectrum { drawSpectrum(&screen, spectrum) }
@@ -105,7 +112,7 @@ public struct PageView {
     if let identify = state.identify { drawListening(&screen, identify) }
     if state.overlay == .help { drawHelp(&screen) }
     if state.overlay == .search, let prompt = state.search {
-      drawSearch(&screen, prompt: prompt, library: state.searchesLibrary)
+      drawSearch(&screen, prompt: prompt, preview: state.preview, home: state.homeSearchTarget)
     }
     if state.overlay == .artistChoice, let choice = state.artistChoice {
       drawArtistChoice(&screen, choice)
@@ -552,7 +559,9 @@ public struct PageView {
   }
 
   /// The search prompt: a box across the upper part of the page with the line being typed.
-  private func drawSearch(_ screen: inout Screen, prompt: SearchPrompt, library: Bool) {
+  private func drawSearch(
+    _ screen: inout Screen, prompt: SearchPrompt, preview: SearchPreview?, home: SearchTarget?
+  ) {
     let boxWidth = min(screen.width - 2, 64)
     let boxHeight = min(5, screen.height)
     let x = (screen.width - boxWidth) / 2
@@ -563,8 +572,21 @@ public struct PageView {
     label.bold = true
     label.foreground = theme.accent
     let lineY = y + (boxHeight >= 5 ? 2 : boxHeight / 2)
-    let heading = library ? "Search your library" : "Search iTunes"
-    if boxHeight >= 5 { screen.put(heading, x: x + 2, y: y + 1, style: label) }
+    let heading: String
+    switch prompt.target {
+    case .library: heading = "Search your library"
+    case .server(let name): heading = "Search \(TextSanitizer.sanitize(name))"
+    case .itunes: heading = "Search iTunes"
+    }
+    if boxHeight >= 5 {
+      let end = screen.put(heading, x: x + 2, y: y + 1, style: label) + x + 2
+      // How many songs the library answers for the line, as you type.
+      var count = box
+      count.foreground = preview?.failure == nil ? theme.muted : theme.error
+      screen.put(
+        Self.previewNote(preview), x: end + 2, y: y + 1, style: count,
+        maxWidth: max(0, x + boxWidth - 2 - (end + 2)))
+    }
     let field = SearchField.layout(prompt, width: max(1, boxWidth - 6))
     let fieldStart = screen.put("/ ", x: x + 2, y: lineY, style: label) + x + 2
     screen.put(field.text, x: fieldStart, y: lineY, style: box, maxWidth: boxWidth - 6)
@@ -580,8 +602,33 @@ public struct PageView {
       var hint = box
       hint.foreground = theme.muted
       screen.put(
-        "Enter search  Esc cancel  ↑/↓ earlier searches", x: x + 2, y: y + 3, style: hint,
+        Self.searchHint(prompt.target, home: home),
+        x: x + 2, y: y + 3, style: hint,
         maxWidth: boxWidth - 4)
+    }
+  }
+
+  /// The keys under the search prompt's line, naming what Tab switches to.
+  static func searchHint(_ target: SearchTarget, home: SearchTarget?) -> String {
+    switch target {
+    case .library: return "Enter play  Tab iTunes  Esc cancel  ↑/↓ earlier"
+    case .server: return "Enter search  Tab iTunes  Esc cancel  ↑/↓ earlier"
+    case .itunes:
+      if case .server(let name) = home {
+        return "Enter search  Tab \(TextSanitizer.sanitize(name))  Esc cancel  ↑/↓ earlier"
+      }
+      return "Enter search  Tab your library  Esc cancel  ↑/↓ earlier"
+    }
+  }
+
+  /// The count beside the prompt's heading: what the library answered for the line.
+  static func previewNote(_ preview: SearchPreview?) -> String {
+    guard let preview else { return "" }
+    if let failure = preview.failure { return failure }
+    switch preview.songs.count {
+    case 0: return "no song matches"
+    case 1: return "1 song"
+    default: return "\(preview.songs.count)\(preview.next == nil ? "" : "+") songs"
     }
   }
 

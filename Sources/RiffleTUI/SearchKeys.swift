@@ -6,6 +6,7 @@ public enum SearchKeys {
     switch key {
     case .enter: return .submitSearch
     case .escape: return .cancelSearch
+    case .tab: return .switchSearchTarget
     case .backspace: return .editSearch(.backspace)
     case .left: return .editSearch(.left)
     case .right: return .editSearch(.right)

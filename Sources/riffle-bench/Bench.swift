@@ -53,6 +53,7 @@ enum Bench {
     part("terminal") { try terminalFigures() }
     part("library") { try LibraryFigures.figures(runs: runs) }
     part("library-search") { try LibraryFigures.searchFigures() }
+    part("library-start") { try system.libraryStartFigures() }
     part("soak") { try system.soakFigures() }
     print(Row.table(rows))
   }

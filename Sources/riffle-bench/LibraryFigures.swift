@@ -186,24 +186,7 @@ enum LibraryFigures {
     let dir = try TemporaryDirectory("riffle-bench-index")
     let index = try LibraryIndex(url: dir.file("library.sqlite"))
     let songs = 100_000
-    var batch: [(path: String, info: TrackInfo)] = []
-    for number in 0..<songs {
-      let album = number / 10
-      var info = TrackInfo(title: Names.title(number))
-      info.artist = Names.artist(album % 4_000)
-      info.album = Names.album(album)
-      info.track = number % 10 + 1
-      info.year = 1965 + album % 58
-      info.genre = Names.genres[album % Names.genres.count]
-      info.duration = 180
-      let path = "/music/\(info.artist!)/\(info.album!)/\(number % 10 + 1) \(info.title).mp3"
-      batch.append((path, info))
-      if batch.count == 5_000 {
-        try index.insert(batch)
-        batch.removeAll()
-      }
-    }
-    try index.insert(batch)
+    try fill(index, songs: songs)
 
     // What someone types, a key at a time: each prefix of each word is one query.
     let words = [
@@ -282,6 +265,29 @@ enum LibraryFigures {
           format: "resident growth while paging every song into [Song] (%.0f bytes a song)",
           perSong)),
     ]
+  }
+
+  /// Fills `index` with `songs` songs of realistic tags (10 to an album, 4,000 artists), as
+  /// `LibraryIndex.insert` writes a scan's results, in batches of 5,000.
+  static func fill(_ index: LibraryIndex, songs: Int) throws {
+    var batch: [(path: String, info: TrackInfo)] = []
+    for number in 0..<songs {
+      let album = number / 10
+      var info = TrackInfo(title: Names.title(number))
+      info.artist = Names.artist(album % 4_000)
+      info.album = Names.album(album)
+      info.track = number % 10 + 1
+      info.year = 1965 + album % 58
+      info.genre = Names.genres[album % Names.genres.count]
+      info.duration = 180
+      let path = "/music/\(info.artist!)/\(info.album!)/\(number % 10 + 1) \(info.title).mp3"
+      batch.append((path, info))
+      if batch.count == 5_000 {
+        try index.insert(batch)
+        batch.removeAll()
+      }
+    }
+    try index.insert(batch)
   }
 
   /// This thread's CPU time in seconds.

@@ -258,7 +258,7 @@ final class SystemFigures {
   /// Timed from the mark the shell prints just before `exec`, as it arrives through the pty:
   /// starting script(1), its shell and stty takes 15 ms or more here before either player runs,
   /// and is neither's start. The pty's own delay is on both ends, so it cancels out.
-  private func timeToOutput(
+  func timeToOutput(
     command: [String], environment: [String: String], until: (String) -> Bool
   ) throws -> Double {
     let quoted = command.map { "'\($0)'" }.joined(separator: " ")

@@ -289,8 +289,8 @@ enum Start {
 
 extension Riffle {
 
-  /// What a `riffle SOURCE` argument opens: a folder of music (scanned into the library
-  /// first), a playlist file (by its name), else a feed.
+  /// What a `riffle SOURCE` argument opens: a folder of music (the library's songs under
+  /// it, scanned behind the screen), a playlist file (by its name), else a feed.
   static func resolveKind(_ source: String) throws -> SourceKind {
     let path = URL(fileURLWithPath: source).standardizedFileURL
     var isFolder: ObjCBool = false
@@ -299,26 +299,11 @@ extension Riffle {
       isFolder.boolValue,
       !FileManager.default.fileExists(atPath: path.appendingPathComponent("songs.json").path)
     {
-      try scanFolder(path)
+      // Scanned behind the screen (LibraryLive), its songs shown as they come.
       return .library(.folder(path.path))
     }
     let url = try resolveSource(source)
     return PlaylistFile.looksLikePlaylist(url) ? .playlist(url) : .feed(url)
-  }
-
-  /// Brings the library's index up to date with one folder before its songs show (only what
-  /// changed is read again; loudness is left to `riffle library scan`).
-  static func scanFolder(_ folder: URL) throws {
-    let shown = TextSanitizer.sanitize(folder.path)
-    print("Scanning \(shown)\u{2026}")
-    do {
-      let scanner = LibraryScanner(index: try LibraryIndex())
-      scanner.measuresLoudness = false
-      let report = try scanner.scan(roots: [folder]) { print($0) }
-      print(report.summary)
-    } catch {
-      throw ValidationError("cannot scan \(shown): \(error)")
-    }
   }
 
   /// The feed to open: the argument as a URL or path, or the bundled catalog.
@@ -667,6 +652,10 @@ private func startPlayer(
       onProblem: { problem in box.model?.post(.notify(problem)) }
     ).map(ScrobbleClient.live) ?? .none).reportingPlays(to: .shared),
     keepStation: keepStationClient(paths))
+  var clientsWithLibrary = clients
+  clientsWithLibrary.searchLibrary = PlayerClients.librarySearch {
+    LibraryIndexHolder.shared.index
+  }
   let cellPixels: (() -> (width: Int, height: Int))? =
     pictures.protocol == .symbols ? nil : { terminal.cellPixels }
   let artwork = Artwork(
@@ -676,12 +665,21 @@ private func startPlayer(
       client: .shared,
       cache: DiskCache(folder: paths.cache.appendingPathComponent("images"), capacity: 64 << 20)))
   var state = PlayerState()
+  // A library shown follows its folders; a folder never scanned shows its songs as they come.
+  let library = libraryToFollow(start, folders: config.libraryFolders)
+  if let library, library.scanFirst, case .open(let kind) = start {
+    state.source = PageSource(kind: kind)
+  }
+  clientsWithLibrary.reloadLibrary = PlayerClients.libraryReload {
+    LibraryIndexHolder.shared.index
+  }
   state.searchHistory = SearchHistory.load(from: historyFile)
   state.randomState = UInt64.random(in: 1...UInt64.max)
   state.shuffle = settings.shuffle
   state.repeatMode = settings.repeatMode ?? .off
   let model = PlayerViewModel(
-    clients: clients, terminal: terminal, ticker: DispatchTicker(), keyMap: config.keyMap,
+    clients: clientsWithLibrary, terminal: terminal, ticker: DispatchTicker(),
+    keyMap: config.keyMap,
     view: PageView(theme: config.theme, keyMap: config.keyMap), state: state, artwork: artwork,
     visualizer: Visualizer(
       samples: { openOutput.current?.heardSamples(count: $0) },
@@ -725,8 +723,14 @@ private func startPlayer(
   }
   model.render()
   switch start {
+  case .open where library?.scanFirst == true: break
   case .open(let kind): model.send(.open(kind))
   case .resume(let session): model.send(.resume(session))
+  }
+  if let library {
+    liveLibrary = LibraryLive(
+      roots: library.roots, scanAtStart: library.scanAtStart, showingProgress: library.scanFirst,
+      post: { box.model?.post($0) })
   }
   for problem in problems {
     FileHandle.standardError.write(Data("\(problem)\n".utf8))
@@ -737,6 +741,32 @@ private func startPlayer(
   } else if let notice = notices.first {
     model.send(.notify(notice))
   }
+}
+
+@MainActor
+private var liveLibrary: LibraryLive?
+
+/// The folders a library source at start follows (`riffle FOLDER`: that folder, scanned
+/// first when the index has none of its songs; `riffle library` or a library session: the
+/// folders config.toml lists); nil for any other source.
+private func libraryToFollow(_ start: Start, folders: [String]) -> (
+  roots: [URL], scanAtStart: Bool, scanFirst: Bool
+)? {
+  let kind: SourceKind
+  switch start {
+  case .open(let opened): kind = opened
+  case .resume(let session): kind = session.source
+  }
+  guard case .library(let query) = kind else { return nil }
+  if case .folder(let path) = query {
+    let folder = URL(fileURLWithPath: path)
+    // A folder seen before is brought up to date behind the screen too, quietly.
+    if case .resume = start { return ([folder], true, false) }
+    let first = LibraryLive.firstScan(of: folder, in: LibraryIndexHolder.shared.index)
+    return ([folder], true, first)
+  }
+  guard !folders.isEmpty else { return nil }
+  return (folders.map { URL(fileURLWithPath: $0) }, false, false)
 }
 
 /// The library's index, opened when a library page is first asked for.

@@ -77,7 +77,7 @@ enum PageFixture {
 enum Scene: String, CaseIterable, Sendable, CustomStringConvertible {
   case loading, playing, paused, liked, likePulse, firstPage, lastPage, longTitle, wideTitle
   case hostileTitle, errorMessage, help, feedFailed, listening
-  case searchPrompt, searching, searchResult
+  case searchPrompt, searching, searchResult, libraryPreview
 
   var description: String { rawValue }
 
@@ -127,6 +127,19 @@ enum Scene: String, CaseIterable, Sendable, CustomStringConvertible {
       var state = PageFixture.playing()
       state.overlay = .search
       state.search = SearchPrompt(text: "daft punk 🎧")
+      return state
+    case .libraryPreview:
+      // Search as you type over the library: the results drawn over the song playing.
+      var state = PageFixture.playing()
+      state.source = PageSource(kind: .library(.all))
+      state.overlay = .search
+      state.search = SearchPrompt(text: "bj")
+      state.search?.target = .library
+      var result = state.songs[1]
+      result.title = "Army of Me"
+      result.displayName = "Björk"
+      state.preview = SearchPreview(
+        term: "bj", songs: [result, state.songs[2]], next: .offset(25, limit: 100))
       return state
     case .searching:
       var state = PageFixture.playing()
