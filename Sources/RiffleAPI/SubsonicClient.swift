@@ -105,7 +105,7 @@ public final class SubsonicClient: @unchecked Sendable {
     let first = url("ping", version: SubsonicVersion("1.12.0")!, signed: [])
     http.fetch(HTTPRequest(url: first, maxBytes: 1 << 20)) { [self] result in
       switch result {
-      case .failure(let error): return done(.failure(.http(error, server: name)))
+      case .failure(let error): return done(.failure(.http(error.withoutExcerpt, server: name)))
       case .success(let response):
         guard let found = Self.versionInfo(response.body) else {
           return done(.failure(.api(.notTheAPI(server: name))))
@@ -132,7 +132,7 @@ public final class SubsonicClient: @unchecked Sendable {
           }
           http.fetch(HTTPRequest(url: signed, maxBytes: 1 << 20)) { [self] result in
             switch result {
-            case .failure(let error): done(.failure(.http(error, server: name)))
+            case .failure(let error): done(.failure(.http(error.withoutExcerpt, server: name)))
             case .success(let response):
               do throws(SubsonicError) {
                 _ = try SubsonicEnvelope.open(response.body, server: name)
@@ -209,7 +209,7 @@ public final class SubsonicClient: @unchecked Sendable {
         }
         http.fetch(HTTPRequest(url: signed, maxBytes: 16 << 20)) { result in
           switch result {
-          case .failure(let error): done(.failure(.http(error, server: name)))
+          case .failure(let error): done(.failure(.http(error.withoutExcerpt, server: name)))
           case .success(let response):
             do throws(SubsonicError) {
               done(.success(try SubsonicEnvelope.open(response.body, server: name)))
@@ -553,10 +553,7 @@ public final class SubsonicServers: @unchecked Sendable {
   /// The signed address behind a `subsonic://` one.
   func resolve(_ address: URL, _ done: @escaping @Sendable (Result<URL, HTTPError>) -> Void) {
     guard let name = address.host, let client = client(named: name) else {
-      return done(
-        .failure(
-          .transport(
-            "no server named \u{201C}\(address.host ?? "")\u{201D} in config.toml's [[servers]]")))
+      return done(.failure(.noServer(address.host ?? "")))
     }
     client.resolve(address, done)
   }

@@ -1,0 +1,118 @@
+import Foundation
+import RiffleCore
+import RiffleTestSupport
+import Testing
+
+@testable import RiffleAPI
+
+/// What one stream handed back: the bytes, and how it ended.
+private final class StreamEnd: @unchecked Sendable {
+  private let done = DispatchSemaphore(value: 0)
+  private let lock = NSLock()
+  private var _error: HTTPError?
+  private var _data = Data()
+
+  var handlers: StreamHandlers {
+    StreamHandlers(
+      onResponse: { _, _, _ in },
+      onData: { chunk in
+        self.lock.withLock { self._data.append(chunk) }
+        return true
+      },
+      onComplete: { error in
+        self.lock.withLock { self._error = error }
+        self.done.signal()
+      })
+  }
+
+  /// How the stream ended (nil: whole), or a timeout.
+  func wait() throws -> (error: HTTPError?, data: Data) {
+    guard done.wait(timeout: .now() + 10) == .success else {
+      throw LoopbackHTTPServerError("the stream did not end")
+    }
+    return lock.withLock { (_error, _data) }
+  }
+}
+
+@Suite("Subsonic streams: fetched signed, with the server's format and bit rate", .serialized)
+struct SubsonicStreamTests {
+  /// A server of API 1.16 that checks the token, serves a "song" with Range support, and
+  /// answers 500 with the request it got echoed in its body for song "bad".
+  static func server(song: Data) throws -> LoopbackHTTPServer {
+    try LoopbackHTTPServer { request in
+      let query = request.formQuery
+      let ok = Data(#"{"subsonic-response":{"status":"ok","version":"1.16.1"}}"#.utf8)
+      guard let salt = query["s"], query["t"] == SubsonicAuth.token(password: "sesame", salt: salt)
+      else { return .respond(status: 200, body: ok) }
+      if request.path == "/rest/stream" {
+        if query["id"] == "bad" {
+          return .respond(status: 500, body: Data("failed: \(request.target)".utf8))
+        }
+        return .file(song, contentType: "audio/mpeg")
+      }
+      return .respond(status: 200, body: ok)
+    }
+  }
+
+  @Test(
+    "format and max_bit_rate reach stream at fetch time, a seek's Range too; no credential in what an error says"
+  )
+  func formatAndBitRate() throws {
+    let song = Data((0..<50_000).map { UInt8($0 % 251) })
+    let server = try Self.server(song: song)
+    defer { server.stop() }
+    SubsonicServers.shared.register([
+      SubsonicServerSettings(
+        name: "tuned", url: server.baseURL, user: "joe", credential: .password("sesame"),
+        format: "opus", maxBitRate: 96),
+      SubsonicServerSettings(
+        name: "plain", url: server.baseURL, user: "joe", credential: .password("sesame")),
+    ])
+    defer { SubsonicServers.shared.register([]) }
+
+    // From an offset, as a seek past the download asks.
+    let tuned = StreamEnd()
+    HTTPClient.shared.stream(
+      HTTPRequest(url: URL(string: "subsonic://tuned/stream?id=s1")!, offset: 20_000),
+      handlers: tuned.handlers)
+    let whole = try tuned.wait()
+    #expect(whole.error == nil)
+    #expect(whole.data == song.suffix(from: 20_000))
+    let streamed = try #require(server.requests.last { $0.path == "/rest/stream" })
+    let query = streamed.formQuery
+    #expect(query["id"] == "s1" && query["format"] == "opus" && query["maxBitRate"] == "96")
+    #expect(query["u"] == "joe" && query["p"] == nil)
+    #expect(streamed.headers["range"] == "bytes=20000-")
+
+    // A server without the settings leaves them to the server.
+    let plain = StreamEnd()
+    HTTPClient.shared.stream(
+      HTTPRequest(url: URL(string: "subsonic://plain/stream?id=s2")!), handlers: plain.handlers)
+    #expect(try plain.wait().error == nil)
+    let left = try #require(server.requests.last { $0.path == "/rest/stream" }).formQuery
+    #expect(left["id"] == "s2" && left["format"] == nil && left["maxBitRate"] == nil)
+
+    // A failure (the server echoes the signed request in its body) says nothing secret.
+    let bad = StreamEnd()
+    HTTPClient.shared.stream(
+      HTTPRequest(url: URL(string: "subsonic://tuned/stream?id=bad")!), handlers: bad.handlers)
+    let failed = try #require(try bad.wait().error)
+    for said in [failed.userMessage, String(describing: failed)] {
+      for secret in ["sesame", "t=", "s=", "u=joe"] {
+        #expect(!said.contains(secret), "\(secret) in \(said)")
+      }
+    }
+  }
+
+  @Test("a server config.toml no longer names: said so, with what to do")
+  func unknownServer() throws {
+    let end = StreamEnd()
+    HTTPClient.shared.stream(
+      HTTPRequest(url: URL(string: "subsonic://gone/stream?id=s1")!), handlers: end.handlers)
+    let error = try #require(try end.wait().error)
+    #expect(error == .noServer("gone"))
+    #expect(
+      error.userMessage.contains("No server named \u{201C}gone\u{201D}")
+        && error.userMessage.contains("riffle server add"), "\(error.userMessage)")
+  }
+}
