@@ -220,8 +220,8 @@ public final class HTTPClient: Sendable {
         case .success(let url):
           var signed = request
           signed.url = url
-          var quiet = handlers
-          quiet.onComplete = { error in handlers.onComplete(error?.withoutExcerpt) }
+          let server = request.url.host ?? ""
+          let quiet = SubsonicServers.shared.refusals(in: handlers, server: server)
           loop.add(CurlJob(client: self, request: signed, handlers: quiet, transfer: transfer))
         case .failure(let error):
           handlers.onComplete(error)

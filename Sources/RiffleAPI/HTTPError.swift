@@ -24,6 +24,9 @@ public enum HTTPError: Error, Equatable, Sendable {
   /// A `subsonic://NAME/...` address (a saved playlist's, a session's) whose server
   /// config.toml does not name (any more).
   case noServer(String)
+  /// A server's own refusal in place of a body (a Subsonic `status="failed"` answer, a sign-in
+  /// page), said in Riffle's words.
+  case refused(String)
 
   /// True when the same request may work later: no connection, timeouts, cut connections,
   /// server errors and rate limits.
@@ -66,6 +69,7 @@ public enum HTTPError: Error, Equatable, Sendable {
     case .cancelled: return "Cancelled"
     case .transport(let detail): return "Network error: \(detail)"
     case .noServer(let name): return SubsonicServers.unknownServerMessage(name)
+    case .refused(let message): return message
     }
   }
 }

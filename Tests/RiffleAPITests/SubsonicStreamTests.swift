@@ -34,19 +34,49 @@ private final class StreamEnd: @unchecked Sendable {
   }
 }
 
+/// Whether the test server's credentials have stopped working.
+final class Expired: @unchecked Sendable {
+  private let lock = NSLock()
+  private var _value = false
+  var value: Bool {
+    get { lock.withLock { _value } }
+    set { lock.withLock { _value = newValue } }
+  }
+}
+
 @Suite("Subsonic streams: fetched signed, with the server's format and bit rate", .serialized)
 struct SubsonicStreamTests {
   /// A server of API 1.16 that checks the token, serves a "song" with Range support, and
   /// answers 500 with the request it got echoed in its body for song "bad".
-  static func server(song: Data) throws -> LoopbackHTTPServer {
+  static func server(song: Data, expired: Expired = Expired()) throws -> LoopbackHTTPServer {
     try LoopbackHTTPServer { request in
       let query = request.formQuery
       let ok = Data(#"{"subsonic-response":{"status":"ok","version":"1.16.1"}}"#.utf8)
       guard let salt = query["s"], query["t"] == SubsonicAuth.token(password: "sesame", salt: salt)
       else { return .respond(status: 200, body: ok) }
+      if expired.value {
+        // Every signed request refused, with status 200, as Supysonic answers.
+        return .respond(
+          status: 200, headers: ["Content-Type": "application/json"],
+          body: Data(
+            #"{"subsonic-response":{"status":"failed","version":"1.16.1","error":{"code":40,"message":"Wrong username or password"}}}"#
+              .utf8))
+      }
       if request.path == "/rest/stream" {
-        if query["id"] == "bad" {
-          return .respond(status: 500, body: Data("failed: \(request.target)".utf8))
+        switch query["id"] {
+        case "bad": return .respond(status: 500, body: Data("failed: \(request.target)".utf8))
+        case "expired":
+          // As Supysonic answers a stream whose credentials stopped working: 200, an envelope.
+          return .respond(
+            status: 200, headers: ["Content-Type": "application/json"],
+            body: Data(
+              #"{"subsonic-response":{"status":"failed","version":"1.16.1","error":{"code":40,"message":"Wrong username or password"}}}"#
+                .utf8))
+        case "login":
+          return .respond(
+            status: 200, headers: ["Content-Type": "text/html; charset=utf-8"],
+            body: Data("<!DOCTYPE html><html><form>Sign in</form></html>".utf8))
+        default: break
         }
         return .file(song, contentType: "audio/mpeg")
       }
@@ -102,6 +132,62 @@ struct SubsonicStreamTests {
         #expect(!said.contains(secret), "\(secret) in \(said)")
       }
     }
+  }
+
+  @Test("credentials that stopped working, or a sign-in page, in place of a song: said, not played")
+  func refusalsInPlaceOfASong() throws {
+    let server = try Self.server(song: Data(count: 1_000))
+    defer { server.stop() }
+    SubsonicServers.shared.register([
+      SubsonicServerSettings(
+        name: "home", url: server.baseURL, user: "joe", credential: .password("sesame"))
+    ])
+    defer { SubsonicServers.shared.register([]) }
+    for (id, said) in [
+      ("expired", "home: wrong user or password"),
+      ("login", "something else than the Subsonic API"),
+    ] {
+      let end = StreamEnd()
+      HTTPClient.shared.stream(
+        HTTPRequest(url: URL(string: "subsonic://home/stream?id=\(id)")!), handlers: end.handlers)
+      let (error, data) = try end.wait()
+      #expect(data.isEmpty, "\(id): no byte of it played")
+      let message = error?.userMessage ?? ""
+      #expect(message.contains(said), "\(id): \(message)")
+    }
+    // A song is still a song.
+    let song = StreamEnd()
+    HTTPClient.shared.stream(
+      HTTPRequest(url: URL(string: "subsonic://home/stream?id=s1")!), handlers: song.handlers)
+    let whole = try song.wait()
+    #expect(whole.error == nil && whole.data.count == 1_000)
+  }
+
+  @Test("credentials that stop working mid-song: a seek's Range request says so")
+  func expiredMidSong() throws {
+    let expired = Expired()
+    let server = try Self.server(song: Data(count: 1_000), expired: expired)
+    defer { server.stop() }
+    SubsonicServers.shared.register([
+      SubsonicServerSettings(
+        name: "home", url: server.baseURL, user: "joe", credential: .password("sesame"))
+    ])
+    defer { SubsonicServers.shared.register([]) }
+    let first = StreamEnd()
+    HTTPClient.shared.stream(
+      HTTPRequest(url: URL(string: "subsonic://home/stream?id=s1")!), handlers: first.handlers)
+    #expect(try first.wait().error == nil)
+    expired.value = true
+    // Answered 200 to a Range request, curl stops before the body: a signed ping explains.
+    let seek = StreamEnd()
+    HTTPClient.shared.stream(
+      HTTPRequest(url: URL(string: "subsonic://home/stream?id=s1")!, offset: 500),
+      handlers: seek.handlers)
+    let (error, data) = try seek.wait()
+    #expect(data.isEmpty)
+    #expect(
+      error?.userMessage.contains("home: wrong user or password") == true,
+      "\(String(describing: error))")
   }
 
   @Test("a server config.toml no longer names: said so, with what to do")

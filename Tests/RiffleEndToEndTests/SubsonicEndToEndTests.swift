@@ -100,16 +100,13 @@ private final class Supysonic {
     api_url = \(listenBrainz.baseURL.absoluteString)
     """.write(to: folder.file("supysonic.conf"), atomically: true, encoding: .utf8)
     let bin = venv.appendingPathComponent("bin")
-    // Supysonic reads supysonic.conf from the folder it runs in.
-    let cli = bin.appendingPathComponent("supysonic-cli").path
+    cli = bin.appendingPathComponent("supysonic-cli").path
     let python = bin.appendingPathComponent("python").path
     for arguments in [
       ["user", "add", Self.user, "-p", Self.password], ["folder", "add", "music", music.path],
       ["folder", "scan", "music"],
     ] {
-      let result = try runProgram(
-        "/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", folder.url.path, cli] + arguments)
-      guard result.status == 0 else { throw TmuxError("supysonic-cli \(arguments): \(result)") }
+      try command(arguments)
     }
     // The user's ListenBrainz token (the web page's "link" would ask ListenBrainz itself).
     let linked = try runProgram(
@@ -133,6 +130,15 @@ private final class Supysonic {
       Thread.sleep(forTimeInterval: 0.2)
     }
     throw TmuxError("supysonic-server did not answer on port \(port)")
+  }
+
+  private let cli: String
+
+  /// Runs supysonic-cli in the server's folder (it reads supysonic.conf from there).
+  func command(_ arguments: [String]) throws {
+    let result = try runProgram(
+      "/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", folder.url.path, cli] + arguments)
+    guard result.status == 0 else { throw TmuxError("supysonic-cli \(arguments): \(result)") }
   }
 
   deinit {
@@ -519,6 +525,11 @@ extension SubsonicEndToEndTests {
     #expect(
       proxy.passed.dropFirst(asked).contains { $0.path == "/rest/stream" && $0.status == 200 },
       "the song came from the server: \(proxy.passed.dropFirst(asked).map(\.path))")
+    // The password changed on the server mid-song: the next Range request is refused (with
+    // status 200, as Supysonic does), and the screen says so rather than playing the refusal.
+    try server.command(["user", "changepass", Supysonic.user, "-p", "changed"])
+    again.sendKeys("]", "]")
+    try again.waitFor("home: wrong user or password")
     again.sendKeys("q")
     #expect(try again.waitForExit() == 0)
 
