@@ -575,18 +575,20 @@ extension SubsonicServers {
   /// the server's body: it may echo the signed request.
   ///
   /// A transfer that fails otherwise (a Range request answered with such a body is refused by
-  /// curl before the body is read) is explained by a signed `ping`: when the server refuses
-  /// that too, its refusal is what the user reads.
+  /// curl before the body is read; a 401 or 403) is explained by a signed `ping`: when the
+  /// server refuses that too, its refusal is what the user reads.
   func refusals(in handlers: StreamHandlers, server: String) -> StreamHandlers {
     let held = HeldBody()
     let client = client(named: server)
     @Sendable func failed(_ error: HTTPError) {
+      // Only what a refusal can cause: curl's own words (a Range answered with 200), 401, 403.
+      var explainable = false
       switch error {
-      case .cancelled, .noServer, .refused, .noConnection, .timeout, .tooLarge:
-        return handlers.onComplete(error.withoutExcerpt)
+      case .transport: explainable = true
+      case .status(let code, _, _, _): explainable = code == 401 || code == 403
       default: break
       }
-      guard let client else { return handlers.onComplete(error.withoutExcerpt) }
+      guard explainable, let client else { return handlers.onComplete(error.withoutExcerpt) }
       client.call("ping") { result in
         if case .failure(.api(let refusal)) = result {
           return handlers.onComplete(.refused(refusal.userMessage))

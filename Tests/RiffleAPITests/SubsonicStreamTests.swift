@@ -44,6 +44,22 @@ final class Expired: @unchecked Sendable {
   }
 }
 
+/// Waits for a completion-style call.
+private func wait<T: Sendable>(_ start: (@escaping @Sendable (T) -> Void) -> Void) -> T? {
+  let done = DispatchSemaphore(value: 0)
+  let box = Held<T>()
+  start {
+    box.value = $0
+    done.signal()
+  }
+  guard done.wait(timeout: .now() + 10) == .success else { return nil }
+  return box.value
+}
+
+private final class Held<T>: @unchecked Sendable {
+  var value: T?
+}
+
 @Suite("Subsonic streams: fetched signed, with the server's format and bit rate", .serialized)
 struct SubsonicStreamTests {
   /// A server of API 1.16 that checks the token, serves a "song" with Range support, and
@@ -188,6 +204,15 @@ struct SubsonicStreamTests {
     #expect(
       error?.userMessage.contains("home: wrong user or password") == true,
       "\(String(describing: error))")
+    // A page asked for now says the same; what was loaded before is the reducer's to keep.
+    let client = try #require(SubsonicServers.shared.client(named: "home"))
+    let page = wait { done in client.page(.albums, cursor: .offset(20, limit: 20)) { done($0) } }
+    guard case .failure(let failure)? = page else {
+      Issue.record("a page with stale credentials: \(String(describing: page))")
+      return
+    }
+    #expect(failure.userMessage.contains("home: wrong user or password"))
+    #expect(!failure.failure.isTransient, "not retried in a loop")
   }
 
   @Test("a server config.toml no longer names: said so, with what to do")
