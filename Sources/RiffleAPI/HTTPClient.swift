@@ -220,7 +220,9 @@ public final class HTTPClient: Sendable {
         case .success(let url):
           var signed = request
           signed.url = url
-          loop.add(CurlJob(client: self, request: signed, handlers: handlers, transfer: transfer))
+          let server = request.url.host ?? ""
+          let quiet = SubsonicServers.shared.refusals(in: handlers, server: server)
+          loop.add(CurlJob(client: self, request: signed, handlers: quiet, transfer: transfer))
         case .failure(let error):
           handlers.onComplete(error)
         }

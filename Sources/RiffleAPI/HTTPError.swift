@@ -21,6 +21,12 @@ public enum HTTPError: Error, Equatable, Sendable {
   case cancelled
   /// Anything else curl reports, with its own words.
   case transport(String)
+  /// A `subsonic://NAME/...` address (a saved playlist's, a session's) whose server
+  /// config.toml does not name (any more).
+  case noServer(String)
+  /// A server's own refusal in place of a body (a Subsonic `status="failed"` answer, a sign-in
+  /// page), said in Riffle's words.
+  case refused(String)
 
   /// True when the same request may work later: no connection, timeouts, cut connections,
   /// server errors and rate limits.
@@ -30,6 +36,15 @@ public enum HTTPError: Error, Equatable, Sendable {
     case .status(let code, _, _, _): return code >= 500 || code == 429 || code == 408
     default: return false
     }
+  }
+
+  /// The same failure without the start of the server's body: a server may echo the signed
+  /// request (its credentials) there, so a signed request's failure keeps none of it.
+  public var withoutExcerpt: HTTPError {
+    if case .status(let code, let host, _, let after) = self {
+      return .status(code, host: host, excerpt: "", retryAfter: after)
+    }
+    return self
   }
 
   /// One plain sentence for the status line.
@@ -53,6 +68,8 @@ public enum HTTPError: Error, Equatable, Sendable {
     case .unsupportedURL(let url): return "Unsupported address \(url)"
     case .cancelled: return "Cancelled"
     case .transport(let detail): return "Network error: \(detail)"
+    case .noServer(let name): return SubsonicServers.unknownServerMessage(name)
+    case .refused(let message): return message
     }
   }
 }

@@ -88,7 +88,16 @@ public enum PlaylistFile {
         skipped += 1
         continue
       }
-      let id = "playlist:" + url.absoluteString
+      // A server's song (`subsonic://NAME/stream?id=ID`, saved with w) is that server's song
+      // again: played, starred and scrobbled through the server config.toml names NAME.
+      let server = serverSong(url)
+      if url.scheme?.lowercased() == SubsonicServers.scheme, server == nil {
+        skipped += 1
+        continue
+      }
+      let id =
+        server.map { SubsonicSongs.songID(server: $0.server, id: $0.id) }
+        ?? "playlist:" + url.absoluteString
       // The same file twice is one song (ids must be unique on the pages).
       guard seen.insert(id).inserted else { continue }
       let (artist, title) = splitTitle(entry.title, fallback: url)
@@ -98,7 +107,8 @@ public enum PlaylistFile {
           displayName: TextSanitizer.sanitize(entry.artist ?? artist), handle: "",
           imageURL: entry.image.flatMap { resolve($0, base: base) }, audioURL: url,
           duration: entry.duration.flatMap { $0 > 0 ? $0 : nil },
-          album: entry.album.map(TextSanitizer.sanitize)))
+          album: entry.album.map(TextSanitizer.sanitize),
+          likeDestination: server == nil ? .localOnly : .server))
     }
     return Parsed(songs: songs, skipped: skipped)
   }
@@ -263,11 +273,21 @@ public enum PlaylistFile {
       url = URL(string: text, relativeTo: base)?.absoluteURL
     }
     guard let url, let scheme = url.scheme?.lowercased(),
-      ["http", "https", "file"].contains(scheme)
+      ["http", "https", "file", SubsonicServers.scheme].contains(scheme)
     else { return nil }
-    // A remote playlist cannot point at this machine's files.
-    if scheme == "file" && !base.isFileURL { return nil }
+    // A remote playlist cannot point at this machine's files, nor at the user's own servers.
+    if (scheme == "file" || scheme == SubsonicServers.scheme) && !base.isFileURL { return nil }
     return url
+  }
+
+  /// The server's name and its own id of a `subsonic://NAME/stream?id=ID` address.
+  static func serverSong(_ url: URL) -> (server: String, id: String)? {
+    guard url.scheme?.lowercased() == SubsonicServers.scheme, let name = url.host,
+      SubsonicServerSettings.isValidName(name), url.path == "/stream",
+      let id = URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems?
+        .first(where: { $0.name == "id" })?.value, !id.isEmpty
+    else { return nil }
+    return (name, id)
   }
 
   /// "Artist - Title" as M3U writes it; without a title, the file's name.

@@ -105,7 +105,7 @@ public final class SubsonicClient: @unchecked Sendable {
     let first = url("ping", version: SubsonicVersion("1.12.0")!, signed: [])
     http.fetch(HTTPRequest(url: first, maxBytes: 1 << 20)) { [self] result in
       switch result {
-      case .failure(let error): return done(.failure(.http(error, server: name)))
+      case .failure(let error): return done(.failure(.http(error.withoutExcerpt, server: name)))
       case .success(let response):
         guard let found = Self.versionInfo(response.body) else {
           return done(.failure(.api(.notTheAPI(server: name))))
@@ -132,7 +132,7 @@ public final class SubsonicClient: @unchecked Sendable {
           }
           http.fetch(HTTPRequest(url: signed, maxBytes: 1 << 20)) { [self] result in
             switch result {
-            case .failure(let error): done(.failure(.http(error, server: name)))
+            case .failure(let error): done(.failure(.http(error.withoutExcerpt, server: name)))
             case .success(let response):
               do throws(SubsonicError) {
                 _ = try SubsonicEnvelope.open(response.body, server: name)
@@ -209,7 +209,7 @@ public final class SubsonicClient: @unchecked Sendable {
         }
         http.fetch(HTTPRequest(url: signed, maxBytes: 16 << 20)) { result in
           switch result {
-          case .failure(let error): done(.failure(.http(error, server: name)))
+          case .failure(let error): done(.failure(.http(error.withoutExcerpt, server: name)))
           case .success(let response):
             do throws(SubsonicError) {
               done(.success(try SubsonicEnvelope.open(response.body, server: name)))
@@ -238,12 +238,12 @@ public final class SubsonicClient: @unchecked Sendable {
     connect { [self] result in
       switch result {
       case .failure(.http(let error, _)): done(.failure(error))
-      case .failure(let error): done(.failure(.transport(error.userMessage)))
+      case .failure(let error): done(.failure(.refused(error.userMessage)))
       case .success(let server):
         do throws(SubsonicError) {
           done(.success(try signedURL(endpoint, items, server)))
         } catch {
-          done(.failure(.transport(error.userMessage)))
+          done(.failure(.refused(error.userMessage)))
         }
       }
     }
@@ -553,10 +553,7 @@ public final class SubsonicServers: @unchecked Sendable {
   /// The signed address behind a `subsonic://` one.
   func resolve(_ address: URL, _ done: @escaping @Sendable (Result<URL, HTTPError>) -> Void) {
     guard let name = address.host, let client = client(named: name) else {
-      return done(
-        .failure(
-          .transport(
-            "no server named \u{201C}\(address.host ?? "")\u{201D} in config.toml's [[servers]]")))
+      return done(.failure(.noServer(address.host ?? "")))
     }
     client.resolve(address, done)
   }
@@ -566,5 +563,94 @@ extension SubsonicServers {
   /// What the status line says of a server config.toml does not name.
   public static func unknownServerMessage(_ name: String) -> String {
     "No server named \u{201C}\(TextSanitizer.sanitize(name))\u{201D}: add it with riffle server add, or to [[servers]] in config.toml"
+  }
+}
+
+extension SubsonicServers {
+  /// A stream's handlers that tell a refusal from a song: a server answers a `stream` or
+  /// `getCoverArt` whose credentials stopped working (or a song it cannot find) with a
+  /// `status="failed"` envelope, often with status 200, and a proxy in front of it may answer
+  /// with its sign-in page. Such a body (JSON, XML or HTML) is read whole, never passed on as
+  /// audio, and ends the transfer with the refusal in Riffle's words. A failure keeps none of
+  /// the server's body: it may echo the signed request.
+  ///
+  /// A transfer that fails otherwise (a Range request answered with such a body is refused by
+  /// curl before the body is read; a 401 or 403) is explained by a signed `ping`: when the
+  /// server refuses that too, its refusal is what the user reads.
+  func refusals(in handlers: StreamHandlers, server: String) -> StreamHandlers {
+    let held = HeldBody()
+    let client = client(named: server)
+    @Sendable func failed(_ error: HTTPError) {
+      // Only what a refusal can cause: curl's own words (a Range answered with 200), 401, 403.
+      var explainable = false
+      switch error {
+      case .transport: explainable = true
+      case .status(let code, _, _, _): explainable = code == 401 || code == 403
+      default: break
+      }
+      guard explainable, let client else { return handlers.onComplete(error.withoutExcerpt) }
+      client.call("ping") { result in
+        if case .failure(.api(let refusal)) = result {
+          return handlers.onComplete(.refused(refusal.userMessage))
+        }
+        handlers.onComplete(error.withoutExcerpt)
+      }
+    }
+    return StreamHandlers(
+      onResponse: { status, type, length in
+        let kind = (type ?? "").lowercased()
+        if ["json", "xml", "html"].contains(where: kind.contains) {
+          held.start(status: status, type: type, length: length)
+        } else {
+          handlers.onResponse(status, type, length)
+        }
+      },
+      onData: { chunk in
+        guard held.isHolding else { return handlers.onData(chunk) }
+        return held.append(chunk)
+      },
+      onComplete: { error in
+        if let error { return failed(error) }
+        guard let (status, type, length, body) = held.take() else {
+          return handlers.onComplete(nil)
+        }
+        do throws(SubsonicError) {
+          _ = try SubsonicEnvelope.open(body, server: server)
+          // Not a refusal after all: what was held goes on.
+          handlers.onResponse(status, type, length)
+          if !body.isEmpty, !handlers.onData(body) { return handlers.onComplete(.cancelled) }
+          handlers.onComplete(nil)
+        } catch {
+          handlers.onComplete(.refused(error.userMessage))
+        }
+      },
+      onHeaders: handlers.onHeaders)
+  }
+}
+
+/// The body of an answer that may be a refusal, held until it is whole (at most 1 MB).
+private final class HeldBody: @unchecked Sendable {
+  private let lock = NSLock()
+  private var response: (status: Int, type: String?, length: Int64?)?
+  private var body = Data()
+
+  var isHolding: Bool { lock.withLock { response != nil } }
+
+  func start(status: Int, type: String?, length: Int64?) {
+    lock.withLock { response = (status, type, length) }
+  }
+
+  func append(_ chunk: Data) -> Bool {
+    lock.withLock {
+      body.append(chunk)
+      return body.count <= 1 << 20
+    }
+  }
+
+  func take() -> (Int, String?, Int64?, Data)? {
+    lock.withLock {
+      guard let response else { return nil }
+      return (response.status, response.type, response.length, body)
+    }
   }
 }

@@ -134,4 +134,27 @@ struct PlaylistFileTests {
         "Road - Trip 2.m3u8", "Road - Trip.m3u8",
       ])
   }
+
+  @Test("A server's songs saved with w read back as that server's songs; remote lists cannot")
+  func serverSongs() throws {
+    let decoded = SubsonicSongs(server: "home").songs([
+      .object(["id": .string("s 1"), "title": .string("Dust"), "artist": .string("Kai")])
+    ])
+    let text = PlaylistFile.m3u8(decoded) + "subsonic://home/getCoverArt?id=c1\n"
+    #expect(text.contains("subsonic://home/stream?id=s%201\n"))
+    #expect(!text.contains("p=") && !text.contains("t="))
+    let parsed = try #require(PlaylistFile.parse(Data(text.utf8), base: folder))
+    // The cover's address is not a song.
+    #expect(parsed.skipped == 1)
+    let song = try #require(parsed.songs.first)
+    #expect(parsed.songs.count == 1)
+    #expect(song.id == "subsonic:home:s 1")
+    #expect(song.audioURL == decoded.first?.audioURL)
+    #expect(song.likeDestination == .server)
+    #expect(song.title == "Dust" && song.displayName == "Kai")
+    // A playlist from the network cannot reach the user's own servers.
+    let remote = try #require(
+      PlaylistFile.parse(Data(text.utf8), base: URL(string: "https://lists.example/a.m3u8")!))
+    #expect(remote.songs.isEmpty && remote.skipped == 2)
+  }
 }

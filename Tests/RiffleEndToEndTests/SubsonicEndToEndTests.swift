@@ -51,7 +51,7 @@ private final class Supysonic {
     init(_ description: String) { self.description = description }
   }
 
-  init() throws {
+  init(songs: [(String, String, String, Int, Int, Int)] = Supysonic.songs) throws {
     let venv = try Self.environment()
     folder = try TemporaryDirectory("riffle-supysonic")
     listenBrainz = try LoopbackHTTPServer { _ in
@@ -59,7 +59,7 @@ private final class Supysonic {
     }
     let music = folder.file("music")
     let cover = TestFiles.fixture("cover.jpg").path
-    for (number, song) in Self.songs.enumerated() {
+    for (number, song) in songs.enumerated() {
       let (artist, album, title, hz, seconds, year) = song
       let albumFolder = music.appendingPathComponent("\(artist)/\(album)")
       try FileManager.default.createDirectory(at: albumFolder, withIntermediateDirectories: true)
@@ -100,16 +100,13 @@ private final class Supysonic {
     api_url = \(listenBrainz.baseURL.absoluteString)
     """.write(to: folder.file("supysonic.conf"), atomically: true, encoding: .utf8)
     let bin = venv.appendingPathComponent("bin")
-    // Supysonic reads supysonic.conf from the folder it runs in.
-    let cli = bin.appendingPathComponent("supysonic-cli").path
+    cli = bin.appendingPathComponent("supysonic-cli").path
     let python = bin.appendingPathComponent("python").path
     for arguments in [
       ["user", "add", Self.user, "-p", Self.password], ["folder", "add", "music", music.path],
       ["folder", "scan", "music"],
     ] {
-      let result = try runProgram(
-        "/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", folder.url.path, cli] + arguments)
-      guard result.status == 0 else { throw TmuxError("supysonic-cli \(arguments): \(result)") }
+      try command(arguments)
     }
     // The user's ListenBrainz token (the web page's "link" would ask ListenBrainz itself).
     let linked = try runProgram(
@@ -133,6 +130,15 @@ private final class Supysonic {
       Thread.sleep(forTimeInterval: 0.2)
     }
     throw TmuxError("supysonic-server did not answer on port \(port)")
+  }
+
+  private let cli: String
+
+  /// Runs supysonic-cli in the server's folder (it reads supysonic.conf from there).
+  func command(_ arguments: [String]) throws {
+    let result = try runProgram(
+      "/bin/sh", ["-c", "cd \"$0\" && exec \"$@\"", folder.url.path, cli] + arguments)
+    guard result.status == 0 else { throw TmuxError("supysonic-cli \(arguments): \(result)") }
   }
 
   deinit {
@@ -183,11 +189,13 @@ private final class Supysonic {
 }
 
 /// A home for the player with the server in its config.toml, added as a user would.
-private func home(for server: Supysonic, password: String) throws -> TemporaryDirectory {
+private func home(
+  for server: Supysonic, password: String, url: String? = nil
+) throws -> TemporaryDirectory {
   let home = try TemporaryDirectory("riffle-subsonic-home")
   let add = Process()
   add.executableURL = URL(fileURLWithPath: TestFiles.riffleBinary)
-  add.arguments = ["server", "add", "home", server.url, Supysonic.user]
+  add.arguments = ["server", "add", "home", url ?? server.url, Supysonic.user]
   add.environment = ProcessInfo.processInfo.environment.merging(home.xdgEnvironment) { $1 }
   let input = Pipe()
   add.standardInput = input
@@ -202,9 +210,11 @@ private func home(for server: Supysonic, password: String) throws -> TemporaryDi
 
 @Suite("Subsonic end to end (a real Supysonic on loopback)", .serialized)
 struct SubsonicEndToEndTests {
-  fileprivate static func server() throws -> Supysonic {
+  fileprivate static func server(
+    songs: [(String, String, String, Int, Int, Int)] = Supysonic.songs
+  ) throws -> Supysonic {
     do {
-      return try Supysonic()
+      return try Supysonic(songs: songs)
     } catch let error as Supysonic.Unavailable {
       try Test.cancel("skipped: \(error.description)")
     }
@@ -388,5 +398,150 @@ struct SubsonicEndToEndTests {
     try tmux.waitFor("start of the song")
     tmux.sendKeys("q")
     #expect(try tmux.waitForExit() == 0)
+  }
+}
+
+/// Between Riffle and Supysonic: passes every request on with curl (its Range header too),
+/// notes what Supysonic answered, and sends a whole song's body slowly, as a distant server
+/// would, so that a seek lands beyond what has arrived.
+private final class ThrottlingProxy: @unchecked Sendable {
+  struct Passed: Sendable {
+    var path: String
+    var range: String?
+    var status: Int
+    var contentRange: String?
+  }
+
+  let server: LoopbackHTTPServer
+  private let lock = NSLock()
+  private var _passed: [Passed] = []
+  var passed: [Passed] { lock.withLock { _passed } }
+
+  init(to upstream: String, bytesPerSecond: Int, folder: TemporaryDirectory) throws {
+    let box = Box()
+    server = try LoopbackHTTPServer { request in
+      let id = UUID().uuidString
+      let body = folder.file("proxy-\(id).body")
+      let head = folder.file("proxy-\(id).head")
+      defer {
+        try? FileManager.default.removeItem(at: body)
+        try? FileManager.default.removeItem(at: head)
+      }
+      var arguments = ["-s", "--max-time", "20", "-o", body.path, "-D", head.path]
+      if let range = request.headers["range"] { arguments += ["-H", "Range: \(range)"] }
+      guard (try? runProgram("/usr/bin/curl", arguments + [upstream + request.target])) != nil,
+        let data = try? Data(contentsOf: body),
+        let headText = try? String(contentsOf: head, encoding: .isoLatin1)
+      else { return .respond(status: 502, body: Data("no answer upstream".utf8)) }
+      var headers: [String: String] = [:]
+      let lines = headText.split(whereSeparator: \.isNewline)
+      let status = lines.first.flatMap { Int($0.split(separator: " ").dropFirst().first ?? "") }
+      for line in lines.dropFirst() {
+        let parts = line.split(separator: ":", maxSplits: 1)
+        guard parts.count == 2 else { continue }
+        headers[parts[0].lowercased()] = parts[1].trimmingCharacters(in: .whitespaces)
+      }
+      let passed = Passed(
+        path: request.path, range: request.headers["range"], status: status ?? 0,
+        contentRange: headers["content-range"])
+      box.proxy?.lock.withLock { box.proxy?._passed.append(passed) }
+      let type = headers["content-type"] ?? "application/octet-stream"
+      if request.path == "/rest/stream", status == 200, request.headers["range"] == nil {
+        // The whole song, slowly (still with Accept-Ranges, as Supysonic's own answer has).
+        return .throttled(data, contentType: type, bytesPerSecond: bytesPerSecond)
+      }
+      var forwarded = ["Content-Type": type]
+      for name in ["content-range", "accept-ranges"] {
+        if let value = headers[name] { forwarded[name.capitalized] = value }
+      }
+      return .respond(status: status ?? 502, headers: forwarded, body: data)
+    }
+    box.proxy = self
+  }
+
+  private final class Box: @unchecked Sendable {
+    weak var proxy: ThrottlingProxy?
+  }
+
+  var url: String { server.baseURL.absoluteString }
+}
+
+extension SubsonicEndToEndTests {
+  @Test(
+    "] beyond the download of a server's song asks Supysonic for a Range; saved with w, the song plays from the playlist through the server, and a gone server is named"
+  )
+  func seekByRangeAndPlaylist() throws {
+    // 30 s at 128 kbit/s: about 480 kB, of which 24 kB arrive each second.
+    let server = try Self.server(songs: [("Lena Ray", "Long Way", "The Long Road", 330, 30, 2024)])
+    let folder = try TemporaryDirectory("riffle-subsonic-proxy")
+    let proxy = try ThrottlingProxy(to: server.url, bytesPerSecond: 24_000, folder: folder)
+    defer { proxy.server.stop() }
+    let home = try home(for: server, password: Supysonic.password, url: proxy.url)
+    let environment = home.xdgEnvironment.merging([
+      "LANG": "C.UTF-8", "RIFFLE_LYRICS_URL": "http://127.0.0.1:9",
+    ]) { $1 }
+    let tmux = try TmuxSession(
+      command: [TestFiles.riffleBinary, "server", "home", "--audio", "null"],
+      environment: environment, width: 100, height: 30)
+    defer { tmux.kill() }
+    try tmux.waitForAll("Long Way", "Lena Ray \u{00B7} 1 song")
+    tmux.sendKeys("b")
+    try tmux.waitFor("The Long Road")
+    let before = try FaultHarness.waitForClock(tmux, atLeast: 1)
+    let from = try #require(FaultHarness.clock(before))
+    // 10 s on is near byte 180,000, which the first download reaches only after 7 s or so.
+    tmux.sendKeys("]")
+    try FaultHarness.waitForClock(tmux, atLeast: from + 9, timeout: 3)
+    do {
+      try FaultHarness.waitForClock(tmux, atLeast: from + 11, timeout: 4)
+    } catch {
+      Issue.record("after ] the song does not play on from the new point\n\(error)")
+    }
+    let streams = proxy.passed.filter { $0.path == "/rest/stream" }
+    let ranged = streams.filter { ($0.range ?? "bytes=0-") != "bytes=0-" }
+    #expect(!ranged.isEmpty, "no Range request after ]: \(streams)")
+    // Supysonic honours it (not transcoding): 206 with the part asked for.
+    for answer in ranged {
+      #expect(answer.status == 206, "\(answer)")
+      #expect(answer.contentRange?.hasPrefix("bytes ") == true, "\(answer)")
+    }
+
+    // w saves the album's songs; after a restart the playlist plays them through the server.
+    tmux.sendKeys("w")
+    try tmux.waitFor("Saved \u{201C}Long Way.m3u8\u{201D}")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+    let playlist = home.url.appendingPathComponent("data/riffle/playlists/Long Way.m3u8")
+    let saved = try String(contentsOf: playlist, encoding: .utf8)
+    #expect(saved.contains("subsonic://home/stream?id="), "\(saved)")
+    #expect(!saved.contains("enc:") && !saved.contains("&u="), "\(saved)")
+    let asked = proxy.passed.count
+    let again = try TmuxSession(
+      command: [TestFiles.riffleBinary, playlist.path, "--audio", "null"],
+      environment: environment, width: 100, height: 30)
+    defer { again.kill() }
+    try again.waitFor("The Long Road")
+    try FaultHarness.waitForClock(again, atLeast: 1, timeout: 8)
+    #expect(
+      proxy.passed.dropFirst(asked).contains { $0.path == "/rest/stream" && $0.status == 200 },
+      "the song came from the server: \(proxy.passed.dropFirst(asked).map(\.path))")
+    // The password changed on the server mid-song: the next Range request is refused (with
+    // status 200, as Supysonic does), and the screen says so rather than playing the refusal.
+    try server.command(["user", "changepass", Supysonic.user, "-p", "changed"])
+    again.sendKeys("]", "]")
+    try again.waitFor("home: wrong user or password")
+    again.sendKeys("q")
+    #expect(try again.waitForExit() == 0)
+
+    // The server taken out of config.toml: the playlist's song says what is missing.
+    let config = home.url.appendingPathComponent("config/riffle/config.toml")
+    try "".write(to: config, atomically: true, encoding: .utf8)
+    let gone = try TmuxSession(
+      command: [TestFiles.riffleBinary, playlist.path, "--audio", "null"],
+      environment: environment, width: 140, height: 30)
+    defer { gone.kill() }
+    try gone.waitForAll("The Long Road", "No server named \u{201C}home\u{201D}")
+    gone.sendKeys("q")
+    #expect(try gone.waitForExit() == 0)
   }
 }
