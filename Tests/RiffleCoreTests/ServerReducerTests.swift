@@ -99,7 +99,11 @@ struct ServerReducerTests {
     store.send(.openSearch) {
       $0.overlay = .search
       $0.search = SearchPrompt()
+      $0.search?.target = .server("home")
     }
+    // Tab turns the prompt to iTunes, and back to the server.
+    store.send(.switchSearchTarget) { $0.search?.target = .itunes }
+    store.send(.switchSearchTarget) { $0.search?.target = .server("home") }
     for character in "dusk" {
       store.send(.editSearch(.insert(String(character)))) {
         $0.search?.apply(.insert(String(character)), history: [])

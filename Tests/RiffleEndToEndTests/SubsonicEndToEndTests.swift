@@ -290,6 +290,7 @@ struct SubsonicEndToEndTests {
     #expect(starred.contains("First Light"), "starred on the server: \(starred)")
     // / searches the server.
     tmux.sendKeys("/")
+    try tmux.waitForAll("Search home", "Tab iTunes")
     tmux.sendLiteral("Dust")
     tmux.sendKeys("Enter")
     try tmux.waitForAll("home: \u{201C}Dust\u{201D}", "Dust", "Kai Verne \u{00B7} Old Roads")
