@@ -71,8 +71,12 @@ struct LibraryLiveEndToEndTests {
     #expect(preview.contains("Enter play  Tab iTunes"))
     // Tab: Enter would search iTunes; the pages go back to what plays.
     tmux.sendKeys("Tab")
-    let itunes = try tmux.waitForAll("Search iTunes", "Dancing Queen", "1 / 3")
-    #expect(!itunes.contains("Army of Me"))
+    // (Waited for whole: a capture can land while a frame is half written.)
+    let itunes = try tmux.waitUntil {
+      $0.contains("Search iTunes") && $0.contains("1 / 3") && !$0.contains("Army of Me")
+    }
+    #expect(itunes.contains("Dancing Queen"))
+    #expect(!itunes.contains("plays on"))
     tmux.sendKeys("Tab")
     try tmux.waitForAll("Search your library", "Army of Me", "2 songs")
     tmux.sendKeys("Enter")
