@@ -174,9 +174,11 @@ public final class FingerprintIndex: @unchecked Sendable {
   func bestCandidate(_ query: [Landmark], buffer: VoteBuffer) -> FingerprintMatch? {
     var total = 0
     for part in parts {
+      let cap = rowCap(part)
       for landmark in query where Int(landmark.hash) + 1 < part.offsets.count {
         let hash = Int(landmark.hash)
-        total += Int(part.offsets[hash + 1] &- part.offsets[hash])
+        let row = Int(part.offsets[hash + 1] &- part.offsets[hash])
+        if row <= cap { total += row }
       }
     }
     buffer.reserve(total)
@@ -186,10 +188,13 @@ public final class FingerprintIndex: @unchecked Sendable {
       let offsets = part.offsets
       let postings = part.postings
       let firstSong = UInt64(part.firstSong)
+      let cap = rowCap(part)
       for landmark in query {
         let hash = Int(landmark.hash)
         let queryFrame = Int64(landmark.frame)
-        guard hash + 1 < offsets.count, OffsetVotes.fits(-queryFrame) else { continue }
+        guard hash + 1 < offsets.count, OffsetVotes.fits(-queryFrame),
+          Int(offsets[hash + 1] &- offsets[hash]) <= cap
+        else { continue }
         // offset + bias = frame + (bias - queryFrame), never negative once `fits`.
         let shift = UInt64(OffsetVotes.bias - queryFrame)
         for slot in Int(offsets[hash])..<Int(offsets[hash + 1]) {
@@ -211,6 +216,15 @@ public final class FingerprintIndex: @unchecked Sendable {
       songID: best.song < songIDs.count ? songIDs[best.song] : "",
       offset: max(0, Double(best.offset) * parameters.frameSeconds),
       score: best.score, runnerUp: best.runnerUp, queryHashes: query.count)
+  }
+}
+
+extension FingerprintIndex {
+  /// The longest row a query reads in `part` (`FingerprintParameters.maxRowOverMean`).
+  func rowCap(_ part: Part) -> Int {
+    guard parameters.maxRowOverMean > 0 else { return .max }
+    let mean = Double(part.postings.count) / Double(max(1, part.offsets.count - 1))
+    return max(parameters.minRowCap, Int(mean * parameters.maxRowOverMean))
   }
 }
 

@@ -44,6 +44,12 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// ...and this share of the query's hashes.
   public var minShareOfQuery: Double = 0.005
 
+  /// At query time, a hash whose row holds more than this many times the mean row length (and
+  /// more than `minRowCap`) is not looked up: such a common pair says little about which song
+  /// it is, and costs most of the votes of a large index (0: every row is read).
+  public var maxRowOverMean: Double = 10
+  public var minRowCap = 200
+
   /// A recording is searched as played at speeds from 1 - this to 1 + this (pitch and tempo
   /// together, as a record played fast or a radio speed-up)...
   public var maxSpeedChange: Double = 0.05

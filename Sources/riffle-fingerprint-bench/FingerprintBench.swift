@@ -49,6 +49,8 @@ enum FingerprintBench {
     double("SHARE", &p.minShareOfQuery)
     double("MAX_SPEED_CHANGE", &p.maxSpeedChange)
     double("SPEED_STEP", &p.speedStep)
+    double("MAX_ROW_OVER_MEAN", &p.maxRowOverMean)
+    int("MIN_ROW_CAP", &p.minRowCap)
     return p
   }
 

@@ -639,7 +639,7 @@ enum RealMusicBench {
     print(
       String(
         format:
-          "| 10 s babble query against %d songs (%d hashes; table mapped in %.2f s), matching CPU | median %.1f ms, 95th %.1f ms; %d of %d right |",
+          "| 10 s babble query against %d songs (%d hashes; table opened in %.2f s), matching CPU | median %.1f ms, 95th %.1f ms; %d of %d right |",
         size, index.postingCount, openSeconds, 1000 * times[times.count / 2],
         1000 * times[min(times.count - 1, times.count * 95 / 100)], right, queries.count))
   }
