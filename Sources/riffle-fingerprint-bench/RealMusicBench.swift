@@ -176,8 +176,16 @@ enum RealMusicBench {
     var strangerAsked = [Int](repeating: 0, count: conditions.count)
     var wrongSong = 0
     var matchTimes: [Double] = []
+    let logScores = ProcessInfo.processInfo.environment["RIFFLE_BENCH_SCORES"] != nil
     for query in queries.values.joined() {
       let song = songs[query.song]
+      // For tuning the thresholds: every query's best candidate, however weak.
+      if logScores, let best = index.bestCandidate(peaks: query.peaks) {
+        let kind = song.isCatalog ? (best.songID == song.id ? "right" : "wrong") : "stranger"
+        log(
+          "score\t\(conditions[query.condition].name)\t\(kind)\t\(best.score)\t"
+            + "\(best.runnerUp)\t\(best.queryHashes)")
+      }
       let t0 = FingerprintBench.cpuNow()
       let match = index.match(peaks: query.peaks)
       matchTimes.append(FingerprintBench.cpuNow() - t0)
@@ -192,6 +200,7 @@ enum RealMusicBench {
         } else if match != nil {
           wrongSong += 1
         }
+
       } else {
         strangerAsked[query.condition] += 1
         if let match {
