@@ -11,6 +11,8 @@ public final class FingerprintStore: Sendable {
   public let folder: URL
   public let fingerprinter: Fingerprinter
   private let client: HTTPClient
+  /// One update at a time per store: two would write the same temporary files.
+  private let updating = NSLock()
 
   public init(
     folder: URL, client: HTTPClient = .shared,
@@ -70,6 +72,15 @@ public final class FingerprintStore: Sendable {
   /// built are indexed in memory beside it until they are many.
   public func update(
     feed: URL, songs: [Song], willFingerprint: (Int) -> Void = { _ in }
+  ) -> Update {
+    updating.withLock {
+      AtomicFile.removeStaleTemporaries(in: folder)
+      return updateAlone(feed: feed, songs: songs, willFingerprint: willFingerprint)
+    }
+  }
+
+  private func updateAlone(
+    feed: URL, songs: [Song], willFingerprint: (Int) -> Void
   ) -> Update {
     let parameters = fingerprinter.parameters
     let printsURL = file(for: feed)

@@ -137,7 +137,9 @@ enum TableFile {
     let offsets = counts
     counts = []
 
-    let temporary = url.appendingPathExtension("tmp-\(getpid())")
+    // Named as AtomicFile names its temporary files, so a killed build's is cleaned up.
+    let temporary = url.deletingLastPathComponent().appendingPathComponent(
+      ".\(url.lastPathComponent).\(getpid()).tmp")
     let descriptor = Glibc.open(temporary.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else { throw CocoaError(.fileWriteNoPermission) }
     var closed = false

@@ -126,7 +126,8 @@ final class PrintFileWriter {
     self.destination = destination
     try FileManager.default.createDirectory(
       at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-    temporary = destination.appendingPathExtension("tmp-\(getpid())")
+    temporary = destination.deletingLastPathComponent().appendingPathComponent(
+      ".\(destination.lastPathComponent).\(getpid()).tmp")
     guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
       throw CocoaError(.fileWriteNoPermission)
     }

@@ -81,6 +81,20 @@ struct FingerprintStoreTests {
     #expect(try #require(shrunk.index.match(query)).songID == "riffle-006")
   }
 
+  @Test("a killed build's temporary file is removed by the next update; none is left behind")
+  func staleTemporary() throws {
+    try FileManager.default.createDirectory(
+      at: dir.file("cache"), withIntermediateDirectories: true)
+    let stale = dir.file("cache/.\(store.tableFile(for: feed).lastPathComponent).999999999.tmp")
+    try Data("half a table".utf8).write(to: stale)
+    _ = store.update(feed: feed, songs: [song("riffle-001")])
+    #expect(!FileManager.default.fileExists(atPath: stale.path))
+    let names = try FileManager.default.contentsOfDirectory(atPath: dir.file("cache").path)
+    #expect(
+      names.sorted()
+        == [store.file(for: feed), store.tableFile(for: feed)].map(\.lastPathComponent).sorted())
+  }
+
   @Test("a damaged table is built again")
   func damagedTable() throws {
     _ = store.update(feed: feed, songs: [song("riffle-001")])
