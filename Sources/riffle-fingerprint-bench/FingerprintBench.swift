@@ -42,6 +42,8 @@ enum FingerprintBench {
     int("PEAKS_PER_SECOND", &p.peaksPerSecond)
     int("QUERY_PEAKS_PER_SECOND", &p.queryPeaksPerSecond)
     int("FAN_OUT", &p.fanOut)
+    int("HOLD_FRAMES", &p.peakHoldFrames)
+    float("HOLD_WEIGHT", &p.peakHoldWeight)
     int("MAX_FRAME_DELTA", &p.maxFrameDelta)
     int("MAX_BIN_DELTA", &p.maxBinDelta)
     int("MIN_SCORE", &p.minScore)
