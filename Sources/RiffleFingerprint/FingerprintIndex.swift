@@ -45,45 +45,67 @@ public struct FingerprintMatch: Equatable, Sendable {
 }
 
 /// The inverted index: every hash points at the (song, frame) pairs that have it, in a flat
-/// table over the whole hash space (compressed-row layout: `offsets` then `postings`).
-public final class FingerprintIndex: Sendable {
+/// table over the whole hash space (compressed-row layout: `offsets` then `postings`). A table
+/// is built in memory from prints (`init(songs:)`) or mapped from a file (`TableFile`), and an
+/// index may hold a mapped table and a small one in memory for songs added since it was built.
+public final class FingerprintIndex: @unchecked Sendable {
   public let parameters: FingerprintParameters
-  public let songs: [SongPrint]
-  private let offsets: [UInt32]
-  /// song index << 16 | anchor frame.
-  private let postings: [UInt32]
+  /// The songs' ids, in the order postings number them.
+  public let songIDs: [String]
+  /// One table: its rows, and the number of its first song among `songIDs`.
+  struct Part {
+    var offsets: UnsafeBufferPointer<UInt32>
+    /// song index << 16 | anchor frame.
+    var postings: UnsafeBufferPointer<UInt32>
+    var firstSong: Int
+  }
+  private let parts: [Part]
+  /// What keeps the parts' memory: arrays, or a mapped file.
+  private let owners: [AnyObject]
 
   /// Songs beyond this count cannot be indexed (16 bits of song number in a posting).
   public static let maxSongs = 1 << 16
   /// Anchors beyond this frame (~25 minutes) are left out (16 bits of frame).
   public static let maxFrame = (1 << 16) - 1
 
-  public init(songs: [SongPrint], parameters: FingerprintParameters = FingerprintParameters()) {
+  public convenience init(
+    songs: [SongPrint], parameters: FingerprintParameters = FingerprintParameters()
+  ) {
+    let table = MemoryTable(songs: songs.prefix(Self.maxSongs))
+    self.init(
+      parameters: parameters, songIDs: songs.prefix(Self.maxSongs).map(\.id),
+      parts: [table.part(firstSong: 0)], owners: [table])
+  }
+
+  init(parameters: FingerprintParameters, songIDs: [String], parts: [Part], owners: [AnyObject]) {
     self.parameters = parameters
-    self.songs = Array(songs.prefix(Self.maxSongs))
-    let buckets = 1 << LandmarkHasher.hashBits
-    var counts = [UInt32](repeating: 0, count: buckets + 1)
-    for song in self.songs {
-      for landmark in song.landmarks where landmark.frame <= Self.maxFrame {
-        counts[Int(landmark.hash) + 1] += 1
-      }
+    self.songIDs = songIDs
+    self.parts = parts
+    self.owners = owners
+  }
+
+  /// A mapped table, and the songs added after it was built in a table in memory.
+  convenience init(
+    table: TableFile.Opened, added: [SongPrint], parameters: FingerprintParameters
+  ) {
+    var parts = [
+      Part(offsets: table.offsets, postings: table.postings, firstSong: 0)
+    ]
+    var owners: [AnyObject] = [table.file]
+    let room = max(0, Self.maxSongs - table.entries.count)
+    if !added.isEmpty && room > 0 {
+      let memory = MemoryTable(songs: added.prefix(room))
+      parts.append(memory.part(firstSong: table.entries.count))
+      owners.append(memory)
     }
-    for i in 0..<buckets { counts[i + 1] += counts[i] }
-    var fill = counts
-    var postings = [UInt32](repeating: 0, count: Int(counts[buckets]))
-    for (songIndex, song) in self.songs.enumerated() {
-      for landmark in song.landmarks where landmark.frame <= Self.maxFrame {
-        let slot = Int(fill[Int(landmark.hash)])
-        postings[slot] = UInt32(songIndex) << 16 | landmark.frame
-        fill[Int(landmark.hash)] += 1
-      }
-    }
-    self.offsets = counts
-    self.postings = postings
+    self.init(
+      parameters: parameters,
+      songIDs: table.entries.map(\.id) + added.prefix(room).map(\.id), parts: parts,
+      owners: owners)
   }
 
   /// Hashes stored in all.
-  public var postingCount: Int { postings.count }
+  public var postingCount: Int { parts.reduce(0) { $0 + $1.postings.count } }
 
   /// The song that best explains the query's landmarks, if the evidence clears the thresholds.
   public func match(_ query: [Landmark]) -> FingerprintMatch? {
@@ -108,9 +130,10 @@ public final class FingerprintIndex: Sendable {
   /// clear as much as it raises the chance agreements themselves.
   public func bestCandidate(peaks: [Peak]) -> FingerprintMatch? {
     var tries: [(speed: Double, match: FingerprintMatch)] = []
+    let buffer = VoteBuffer()
     for speed in parameters.speeds {
       let landmarks = LandmarkHasher.landmarks(peaks, parameters: parameters, speed: speed)
-      if var match = bestCandidate(landmarks) {
+      if var match = bestCandidate(landmarks, buffer: buffer) {
         match.speed = speed
         tries.append((speed, match))
       }
@@ -143,46 +166,170 @@ public final class FingerprintIndex: Sendable {
 
   /// The song with the most agreeing hashes, however few (for tuning the thresholds).
   public func bestCandidate(_ query: [Landmark]) -> FingerprintMatch? {
-    var votes: [UInt64] = []
-    votes.reserveCapacity(query.count * 8)
-    offsets.withUnsafeBufferPointer { offsets in
-      postings.withUnsafeBufferPointer { postings in
-        for landmark in query {
-          let hash = Int(landmark.hash)
-          let queryFrame = Int64(landmark.frame)
-          for slot in Int(offsets[hash])..<Int(offsets[hash + 1]) {
-            let posting = postings[slot]
-            votes.append(
-              OffsetVotes.vote(
-                song: Int(posting >> 16), offset: Int64(posting & 0xFFFF) - queryFrame))
-          }
+    bestCandidate(query, buffer: VoteBuffer())
+  }
+
+  /// The same, gathering the votes into `buffer` (reused across the speeds of one query: no
+  /// allocation per hash or per speed). Each row is read once, straight into place.
+  func bestCandidate(_ query: [Landmark], buffer: VoteBuffer) -> FingerprintMatch? {
+    var total = 0
+    for part in parts {
+      let cap = rowCap(part)
+      for landmark in query where Int(landmark.hash) + 1 < part.offsets.count {
+        let hash = Int(landmark.hash)
+        let row = Int(part.offsets[hash + 1] &- part.offsets[hash])
+        if row <= cap { total += row }
+      }
+    }
+    buffer.reserve(total)
+    var count = 0
+    let votes = buffer.votes
+    for part in parts {
+      let offsets = part.offsets
+      let postings = part.postings
+      let firstSong = UInt64(part.firstSong)
+      let cap = rowCap(part)
+      for landmark in query {
+        let hash = Int(landmark.hash)
+        let queryFrame = Int64(landmark.frame)
+        guard hash + 1 < offsets.count, OffsetVotes.fits(-queryFrame),
+          Int(offsets[hash + 1] &- offsets[hash]) <= cap
+        else { continue }
+        // offset + bias = frame + (bias - queryFrame), never negative once `fits`.
+        let shift = UInt64(OffsetVotes.bias - queryFrame)
+        for slot in Int(offsets[hash])..<Int(offsets[hash + 1]) {
+          let posting = postings[slot]
+          votes[count] =
+            (firstSong + UInt64(posting >> 16)) << UInt64(OffsetVotes.offsetBits)
+            | (UInt64(posting & 0xFFFF) + shift)
+          count += 1
         }
       }
     }
-    guard let best = OffsetVotes.best(&votes) else { return nil }
+    let keyBits = OffsetVotes.offsetBits + max(1, Int.bitWidth - songIDs.count.leadingZeroBitCount)
+    guard
+      let best = OffsetVotes.best(
+        UnsafeMutableBufferPointer(rebasing: votes[0..<count]),
+        scratch: UnsafeMutableBufferPointer(rebasing: buffer.scratch[0..<count]), keyBits: keyBits)
+    else { return nil }
     return FingerprintMatch(
-      songID: songs[best.song].id,
+      songID: best.song < songIDs.count ? songIDs[best.song] : "",
       offset: max(0, Double(best.offset) * parameters.frameSeconds),
       score: best.score, runnerUp: best.runnerUp, queryHashes: query.count)
   }
 }
 
+extension FingerprintIndex {
+  /// The longest row a query reads in `part` (`FingerprintParameters.maxRowOverMean`).
+  func rowCap(_ part: Part) -> Int {
+    guard parameters.maxRowOverMean > 0 else { return .max }
+    let mean = Double(part.postings.count) / Double(max(1, part.offsets.count - 1))
+    return max(parameters.minRowCap, Int(mean * parameters.maxRowOverMean))
+  }
+}
+
+/// Room for one query's votes and the radix sort's second copy, grown as needed.
+final class VoteBuffer {
+  private(set) var votes = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 0)
+  private(set) var scratch = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 0)
+
+  func reserve(_ count: Int) {
+    guard count > votes.count else { return }
+    votes.deallocate()
+    scratch.deallocate()
+    let capacity = max(count, votes.count * 3 / 2)
+    votes = .allocate(capacity: capacity)
+    scratch = .allocate(capacity: capacity)
+  }
+
+  deinit {
+    votes.deallocate()
+    scratch.deallocate()
+  }
+}
+
 /// Counting votes for (song, time offset): the pure heart of matching.
 public enum OffsetVotes {
-  static let bias: Int64 = 1 << 31
+  /// Bits of a vote that hold the offset; the song sits above them.
+  static let offsetBits = 17
+  static let bias: Int64 = 1 << 16
 
-  /// One vote packed for sorting: song in the high half, biased offset in the low half.
+  /// True when `offset` fits a vote: song frames are below 2^16, and a query frame must be
+  /// too (25 minutes; a query is at most a minute).
+  @inline(__always)
+  public static func fits(_ offset: Int64) -> Bool { offset >= -bias && offset < bias }
+
+  /// One vote packed for sorting: song above the biased offset (17 bits); 31 bits for 10,000
+  /// songs, so a radix sort orders them in three passes of 11 bits.
+  @inline(__always)
   public static func vote(song: Int, offset: Int64) -> UInt64 {
-    UInt64(song) << 32 | UInt64(offset + bias)
+    UInt64(song) << UInt64(offsetBits) | UInt64(offset + bias)
+  }
+
+  /// Sorts votes whose values are below 2^`keyBits` by a least-significant-digit radix sort
+  /// (as few passes of up to 12 bits as cover the key; a pass whose digit is the same in every
+  /// vote is skipped): linear in the votes, where a comparison sort of a 10,000-song index's
+  /// votes was most of a query. The result ends in `votes`.
+  static func radixSort(
+    _ votes: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>,
+    keyBits: Int
+  ) {
+    let count = votes.count
+    guard count > 256 else {
+      var small = votes
+      small.sort()
+      return
+    }
+    let passes = max(1, (keyBits + 11) / 12)
+    let digitBits = (keyBits + passes - 1) / passes
+    let mask = (UInt64(1) << UInt64(digitBits)) - 1
+    var histogram = [Int](repeating: 0, count: 1 << digitBits)
+    var inScratch = false
+    histogram.withUnsafeMutableBufferPointer { h in
+      for pass in 0..<passes {
+        let shift = UInt64(pass * digitBits)
+        let from = inScratch ? scratch : votes
+        let to = inScratch ? votes : scratch
+        for i in 0..<h.count { h[i] = 0 }
+        for v in from { h[Int((v >> shift) & mask)] += 1 }
+        if h[Int((from[0] >> shift) & mask)] == count { continue }
+        var sum = 0
+        for i in 0..<h.count {
+          let n = h[i]
+          h[i] = sum
+          sum += n
+        }
+        for v in from {
+          let d = Int((v >> shift) & mask)
+          to[h[d]] = v
+          h[d] += 1
+        }
+        inScratch.toggle()
+      }
+    }
+    if inScratch { _ = votes.update(fromContentsOf: scratch) }
+  }
+
+  /// The same for an array of votes (tests, tuning).
+  public static func best(_ votes: inout [UInt64]) -> (
+    song: Int, offset: Int64, score: Int, runnerUp: Int
+  )? {
+    var scratch = [UInt64](repeating: 0, count: votes.count)
+    return votes.withUnsafeMutableBufferPointer { votes in
+      scratch.withUnsafeMutableBufferPointer { scratch in
+        best(votes, scratch: scratch, keyBits: 64 - (votes.max() ?? 0).leadingZeroBitCount)
+      }
+    }
   }
 
   /// The best (song, offset) by votes, counting a vote one frame off as agreeing (a query
   /// rarely starts on a frame boundary of the song), and the best score of any other song.
-  public static func best(_ votes: inout [UInt64]) -> (
-    song: Int, offset: Int64, score: Int, runnerUp: Int
-  )? {
+  static func best(
+    _ votes: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>,
+    keyBits: Int
+  ) -> (song: Int, offset: Int64, score: Int, runnerUp: Int)? {
     guard !votes.isEmpty else { return nil }
-    votes.sort()
+    radixSort(votes, scratch: scratch, keyBits: keyBits)
     var best = (song: -1, offset: Int64(0), score: 0)
     var runnerUp = 0
     func finish(_ song: Int, _ offset: Int64, _ score: Int) {
@@ -194,7 +341,8 @@ public enum OffsetVotes {
       }
     }
 
-    var song = Int(votes[0] >> 32)
+    let mask: UInt64 = (1 << UInt64(offsetBits)) - 1
+    var song = Int(votes[0] >> UInt64(offsetBits))
     var songBest = (offset: Int64(0), score: 0)
     var previous = (key: UInt64.max, count: 0)
     var i = 0
@@ -203,13 +351,13 @@ public enum OffsetVotes {
       var j = i + 1
       while j < votes.count && votes[j] == key { j += 1 }
       let count = j - i
-      if Int(key >> 32) != song {
+      if Int(key >> UInt64(offsetBits)) != song {
         finish(song, songBest.offset, songBest.score)
-        song = Int(key >> 32)
+        song = Int(key >> UInt64(offsetBits))
         songBest = (0, 0)
         previous = (.max, 0)
       }
-      let offset = Int64(key & 0xFFFF_FFFF) - bias
+      let offset = Int64(key & mask) - bias
       let adjacent = previous.key &+ 1 == key
       let together = count + (adjacent ? previous.count : 0)
       if together > songBest.score {
@@ -229,5 +377,44 @@ public enum OffsetVotes {
     match.score >= p.minScore
       && Double(match.score) >= p.minMarginOverRunnerUp * Double(match.runnerUp)
       && Double(match.score) >= p.minShareOfQuery * Double(match.queryHashes)
+  }
+}
+
+/// A table built in memory from prints by counting sort, in two passes.
+final class MemoryTable {
+  let offsets: UnsafeMutableBufferPointer<UInt32>
+  let postings: UnsafeMutableBufferPointer<UInt32>
+
+  init<S: Collection>(songs: S) where S.Element == SongPrint {
+    let buckets = 1 << LandmarkHasher.hashBits
+    offsets = .allocate(capacity: buckets + 1)
+    offsets.initialize(repeating: 0)
+    for song in songs {
+      for landmark in song.landmarks where landmark.frame <= FingerprintIndex.maxFrame {
+        offsets[Int(landmark.hash) + 1] += 1
+      }
+    }
+    for i in 0..<buckets { offsets[i + 1] += offsets[i] }
+    var fill = Array(offsets)
+    postings = .allocate(capacity: Int(offsets[buckets]))
+    postings.initialize(repeating: 0)
+    for (songIndex, song) in songs.enumerated() {
+      for landmark in song.landmarks where landmark.frame <= FingerprintIndex.maxFrame {
+        let slot = Int(fill[Int(landmark.hash)])
+        postings[slot] = UInt32(songIndex) << 16 | landmark.frame
+        fill[Int(landmark.hash)] += 1
+      }
+    }
+  }
+
+  deinit {
+    offsets.deallocate()
+    postings.deallocate()
+  }
+
+  func part(firstSong: Int) -> FingerprintIndex.Part {
+    FingerprintIndex.Part(
+      offsets: UnsafeBufferPointer(offsets), postings: UnsafeBufferPointer(postings),
+      firstSong: firstSong)
   }
 }

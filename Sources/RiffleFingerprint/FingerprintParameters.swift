@@ -25,6 +25,12 @@ public struct FingerprintParameters: Equatable, Sendable {
   public var levelBinRadius = 32
   /// Power (natural log) below which nothing counts as a peak (digital silence).
   public var peakFloor: Float = -6
+  /// A peak's rank for the cap below is raised by how long its bin holds: up to
+  /// `peakHoldWeight` when the same bin (or one beside it) stays above half the threshold in
+  /// every frame within this many either side (0: not at all). Music holds notes; voices over
+  /// it glide and stop.
+  public var peakHoldFrames = 12
+  public var peakHoldWeight: Float = 2
   /// At most this many peaks per second, the most prominent kept...
   public var peaksPerSecond = 20
   /// ...and in a recording to name, this many: voices or noise over the music take many of
@@ -43,6 +49,12 @@ public struct FingerprintParameters: Equatable, Sendable {
   public var minMarginOverRunnerUp: Double = 3
   /// ...and this share of the query's hashes.
   public var minShareOfQuery: Double = 0.005
+
+  /// At query time, a hash whose row holds more than this many times the mean row length (and
+  /// more than `minRowCap`) is not looked up: such a common pair says little about which song
+  /// it is, and costs most of the votes of a large index (0: every row is read).
+  public var maxRowOverMean: Double = 10
+  public var minRowCap = 200
 
   /// A recording is searched as played at speeds from 1 - this to 1 + this (pitch and tempo
   /// together, as a record played fast or a radio speed-up)...
@@ -77,6 +89,12 @@ public struct FingerprintParameters: Equatable, Sendable {
       maxFrameDelta, maxBinDelta,
     ] {
       hash = (hash ^ UInt32(truncatingIfNeeded: value)) &* 16_777_619
+    }
+    // Added after the format was fixed: mixed in only when set.
+    if peakHoldFrames > 0 {
+      for value in [peakHoldFrames, Int(peakHoldWeight * 100)] {
+        hash = (hash ^ UInt32(truncatingIfNeeded: value)) &* 16_777_619
+      }
     }
     return hash
   }

@@ -11,6 +11,8 @@ public final class FingerprintStore: Sendable {
   public let folder: URL
   public let fingerprinter: Fingerprinter
   private let client: HTTPClient
+  /// One update at a time per store: two would write the same temporary files.
+  private let updating = NSLock()
 
   public init(
     folder: URL, client: HTTPClient = .shared,
@@ -51,55 +53,202 @@ public final class FingerprintStore: Sendable {
     }
   }
 
-  /// Brings the feed's index up to date with `songs` and returns it; writes the file when
+  /// The file holding a feed's inverted table, ready to map (`TableFile`).
+  public func tableFile(for feed: URL) -> URL {
+    file(for: feed).deletingPathExtension().appendingPathExtension("rfpt")
+  }
+
+  /// Postings of songs added since the table was built that are kept in memory beside it
+  /// (about 120 three-minute songs) before the table is built again.
+  public static let maxAddedPostings = 4 << 20
+
+  /// Brings the feed's index up to date with `songs` and returns it; writes the files when
   /// anything changed. Blocks: call it off the main queue.
+  ///
+  /// Memory stays bounded whatever the catalog's size (docs/fingerprinting.md, "Memory"): the
+  /// prints file is read and written a song at a time (songs kept are copied packed, new ones
+  /// are written as they are made, in the feed's order), and the inverted table is mapped from
+  /// its own file, built in a stream when the prints changed. Songs added since the table was
+  /// built are indexed in memory beside it until they are many.
   public func update(
     feed: URL, songs: [Song], willFingerprint: (Int) -> Void = { _ in }
   ) -> Update {
-    let known = Dictionary(stored(for: feed).map { ($0.id, $0) }) { first, _ in first }
+    updating.withLock {
+      AtomicFile.removeStaleTemporaries(in: folder)
+      return updateAlone(feed: feed, songs: songs, willFingerprint: willFingerprint)
+    }
+  }
+
+  private func updateAlone(
+    feed: URL, songs: [Song], willFingerprint: (Int) -> Void
+  ) -> Update {
+    let parameters = fingerprinter.parameters
+    let printsURL = file(for: feed)
+    // What the file holds, in order (the landmarks are skipped).
+    var stored: [(id: String, audioKey: String)] = []
+    if FileManager.default.fileExists(atPath: printsURL.path) {
+      do {
+        let reader = try PrintFileReader(url: printsURL, parameters: parameters)
+        while let print = try reader.next() { stored.append((print.id, print.audioKey)) }
+      } catch {
+        FileHandle.standardError.write(Data("fingerprints: rebuilding (\(error))\n".utf8))
+        stored = []
+      }
+    }
+    var known: [String: (key: String, position: Int)] = [:]
+    for (position, entry) in stored.enumerated() where known[entry.id] == nil {
+      known[entry.id] = (entry.audioKey, position)
+    }
     var unique: [Song] = []
     var seen = Set<String>()
     for song in songs where seen.insert(song.id).inserted { unique.append(song) }
-
     let keys = unique.map { Self.audioKey(for: $0.audioURL) }
-    let results = ResultSlots<Result<SongPrint, FingerprintError>>(count: unique.count)
+    var kept = Set<Int>()
     var todo: [Int] = []
     for (i, song) in unique.enumerated() {
-      if let print = known[song.id], print.audioKey == keys[i] {
-        results.set(i, .success(print))
+      if let print = known[song.id], print.key == keys[i] {
+        kept.insert(print.position)
       } else {
         todo.append(i)
       }
     }
-    if !todo.isEmpty { willFingerprint(todo.count) }
-    let work = todo.map { (index: $0, song: unique[$0], key: keys[$0]) }
-    BackgroundWork.forEach("riffle.fingerprint", count: work.count) { [self] n in
-      results.set(work[n].index, fingerprint(work[n].song, key: work[n].key))
-    }
-    var prints: [SongPrint] = []
+
     var problems: [String] = []
-    for (i, result) in results.values.enumerated() {
-      switch result {
-      case .success(let print): prints.append(print)
-      case .failure(let error): problems.append("\(unique[i].title): \(error)")
-      case nil: break
-      }
-    }
-    let fingerprinted = todo.compactMap { i -> String? in
-      if case .success = results.values[i] { return unique[i].id }
-      return nil
-    }
-    if !fingerprinted.isEmpty || prints.count != known.count {
+    var fingerprinted: [String] = []
+    var entries = stored
+    if !todo.isEmpty || kept.count != stored.count {
+      if !todo.isEmpty { willFingerprint(todo.count) }
+      let work = todo.map { (song: unique[$0], key: keys[$0]) }
       do {
-        try AtomicFile.write(
-          IndexFile.encode(prints, parameters: fingerprinter.parameters), to: file(for: feed))
+        let writer = try PrintFileWriter(to: printsURL, parameters: parameters)
+        do {
+          // Kept songs first, in the file's order: a table built before stays valid for them.
+          if !kept.isEmpty {
+            try TableFile.eachSong(printsURL, parameters: parameters) { position, print in
+              if kept.contains(position) { try writer.append(print) }
+            }
+          }
+          let outcome = fingerprintInOrder(work) { print in try writer.append(print) }
+          fingerprinted = outcome.done
+          problems = outcome.problems
+          if let failure = outcome.writeError { throw failure }
+          try writer.finish()
+          entries = writer.entries
+        } catch {
+          writer.abandon()
+          throw error
+        }
       } catch {
+        // The cache cannot be written: the index is made in memory, as a last resort.
         problems.append("cannot save the fingerprint index: \(error)")
+        return inMemory(
+          feed: feed, unique: unique, keys: keys, known: known, work: work, problems: problems)
       }
     }
+    do {
+      return Update(
+        index: try index(feed: feed, entries: entries), fingerprinted: fingerprinted,
+        problems: problems)
+    } catch {
+      problems.append("cannot build the fingerprint table: \(error)")
+      return Update(
+        index: FingerprintIndex(songs: self.stored(for: feed), parameters: parameters),
+        fingerprinted: fingerprinted, problems: problems)
+    }
+  }
+
+  /// The index over the prints file whose songs are `entries`: its table mapped, with the
+  /// songs added since the table was built in memory beside it, or the table built again.
+  func index(feed: URL, entries: [(id: String, audioKey: String)]) throws -> FingerprintIndex {
+    let parameters = fingerprinter.parameters
+    let printsURL = file(for: feed)
+    let tableURL = tableFile(for: feed)
+    if entries.isEmpty { return FingerprintIndex(songs: [], parameters: parameters) }
+    if let table = try? TableFile.open(tableURL, parameters: parameters),
+      table.entries.count <= entries.count,
+      zip(table.entries, entries).allSatisfy({ $0.id == $1.id && $0.audioKey == $1.audioKey })
+    {
+      var added: [SongPrint] = []
+      var postings = 0
+      var fits = true
+      try TableFile.eachSong(printsURL, parameters: parameters) { position, print in
+        guard fits, position >= table.entries.count else { return }
+        postings += print.landmarkCount
+        guard postings <= Self.maxAddedPostings else {
+          fits = false
+          added = []
+          return
+        }
+        var landmarks: [Landmark] = []
+        landmarks.reserveCapacity(print.landmarkCount)
+        try IndexFile.forEachLandmark(print.packed, count: print.landmarkCount) {
+          landmarks.append(Landmark(hash: $0, frame: $1))
+        }
+        added.append(
+          SongPrint(
+            id: print.id, audioKey: print.audioKey, duration: print.duration,
+            landmarks: landmarks))
+      }
+      if fits {
+        return FingerprintIndex(table: table, added: added, parameters: parameters)
+      }
+    }
+    try TableFile.build(from: printsURL, to: tableURL, parameters: parameters)
+    return FingerprintIndex(
+      table: try TableFile.open(tableURL, parameters: parameters), added: [],
+      parameters: parameters)
+  }
+
+  /// Fingerprints `work` on all cores and hands each print to `save` in `work`'s order (a
+  /// print made early waits for the ones before it, so few are held at a time).
+  private func fingerprintInOrder(
+    _ work: [(song: Song, key: String)], save: @escaping (SongPrint) throws -> Void
+  ) -> (done: [String], problems: [String], writeError: Error?) {
+    let order = InOrder(count: work.count, save: save)
+    BackgroundWork.forEach("riffle.fingerprint", count: work.count) { [self] n in
+      order.set(n, fingerprint(work[n].song, key: work[n].key))
+    }
+    return order.outcome(ids: work.map(\.song.id), titles: work.map(\.song.title))
+  }
+
+  /// The last resort when the cache cannot be written: every print in memory.
+  private func inMemory(
+    feed: URL, unique: [Song], keys: [String], known: [String: (key: String, position: Int)],
+    work: [(song: Song, key: String)], problems: [String]
+  ) -> Update {
+    var prints = self.stored(for: feed).filter { print in
+      unique.indices.contains { unique[$0].id == print.id && keys[$0] == print.audioKey }
+    }
+    var made: [SongPrint] = []
+    let outcome = fingerprintInOrder(work) { made.append($0) }
+    prints += made
     return Update(
       index: FingerprintIndex(songs: prints, parameters: fingerprinter.parameters),
-      fingerprinted: fingerprinted, problems: problems)
+      fingerprinted: outcome.done, problems: problems + outcome.problems)
+  }
+
+  /// Writes a feed's prints file from prints handed over one at a time by `body` (which calls
+  /// `add` for each), without holding them all: for tools and benchmarks that make prints
+  /// themselves.
+  public func save(feed: URL, _ body: (_ add: (SongPrint) throws -> Void) throws -> Void) throws {
+    let writer = try PrintFileWriter(to: file(for: feed), parameters: fingerprinter.parameters)
+    do {
+      try body { try writer.append($0) }
+      try writer.finish()
+    } catch {
+      writer.abandon()
+      throw error
+    }
+  }
+
+  /// The index of a feed's stored prints, its table mapped (and built first when missing or
+  /// out of date).
+  public func storedIndex(for feed: URL) throws -> FingerprintIndex {
+    var entries: [(id: String, audioKey: String)] = []
+    try TableFile.eachSong(file(for: feed), parameters: fingerprinter.parameters) { _, print in
+      entries.append((print.id, print.audioKey))
+    }
+    return try index(feed: feed, entries: entries)
   }
 
   /// Fetches, decodes and fingerprints one song.
@@ -155,13 +304,51 @@ public enum FingerprintError: Error, Equatable, Sendable, CustomStringConvertibl
   }
 }
 
-/// Results filled in from several threads, one slot each.
-private final class ResultSlots<T>: @unchecked Sendable {
+/// Prints made on several threads, handed on in order as soon as each one's predecessors are.
+private final class InOrder: @unchecked Sendable {
   private let lock = NSLock()
-  private var slots: [T?]
+  private var slots: [Result<SongPrint, FingerprintError>?]
+  private var next = 0
+  private let save: (SongPrint) throws -> Void
+  private var done: [Int] = []
+  private var problems: [(Int, String)] = []
+  private var writeError: Error?
 
-  init(count: Int) { slots = Array(repeating: nil, count: count) }
+  init(count: Int, save: @escaping (SongPrint) throws -> Void) {
+    slots = Array(repeating: nil, count: count)
+    self.save = save
+  }
 
-  func set(_ i: Int, _ value: T) { lock.withLock { slots[i] = value } }
-  var values: [T?] { lock.withLock { slots } }
+  func set(_ i: Int, _ value: Result<SongPrint, FingerprintError>) {
+    lock.withLock {
+      slots[i] = value
+      while next < slots.count, let result = slots[next] {
+        slots[next] = nil
+        switch result {
+        case .success(let print):
+          if writeError == nil {
+            do {
+              try save(print)
+              done.append(next)
+            } catch {
+              writeError = error
+            }
+          }
+        case .failure(let error): problems.append((next, "\(error)"))
+        }
+        next += 1
+      }
+    }
+  }
+
+  func outcome(ids: [String], titles: [String]) -> (
+    done: [String], problems: [String], writeError: Error?
+  ) {
+    lock.withLock {
+      (
+        done.map { ids[$0] }, problems.map { "\(titles[$0.0]): \($0.1)" },
+        writeError
+      )
+    }
+  }
 }

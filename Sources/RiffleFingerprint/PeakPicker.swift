@@ -86,9 +86,26 @@ public enum PeakPicker {
           let right = bin + 1 < bins ? values[row + bin + 1] : value
           let before = frame > 0 ? values[row - bins + bin] : value
           let after = frame + 1 < frames ? values[row + bins + bin] : value
+          // Held notes rank higher than sounds that move (voices glide and stop): the share
+          // of the frames within `peakHoldFrames` either side where the same bin (or one
+          // beside it) stays above half the threshold, weighted.
+          var held: Float = 0
+          if p.peakHoldFrames > 0 {
+            var up = 0
+            for distance in 1...p.peakHoldFrames {
+              for other in [frame - distance, frame + distance] where other >= 0 && other < frames {
+                let at = other * bins + bin
+                let near = max(
+                  values[at],
+                  max(values[at - (bin > low ? 1 : 0)], values[at + (bin + 1 < high ? 1 : 0)]))
+                if near >= levels[at] + p.peakAboveMean / 2 { up += 1 }
+              }
+            }
+            held = p.peakHoldWeight * Float(up) / Float(2 * p.peakHoldFrames)
+          }
           candidates.append(
             Peak(
-              frame: firstFrame + frame, bin: bin, prominence: value - level,
+              frame: firstFrame + frame, bin: bin, prominence: value - level + held,
               fineFrame: Float(firstFrame + frame) + vertexOffset(before, value, after),
               fineBin: Float(bin) + vertexOffset(left, value, right)))
         }

@@ -30,9 +30,9 @@ public struct PeakStream: Sendable {
 
   /// Frames picked per block: ten of the cap's one-second blocks.
   var blockFrames: Int { PeakPicker.framesPerSecond(parameters) * 10 }
-  /// Frames of context either side of a block: a peak's neighbourhood, and one frame for the
-  /// parabola through its neighbours.
-  var contextFrames: Int { max(1, parameters.peakFrameRadius) }
+  /// Frames of context either side of a block: a peak's neighbourhood, one frame for the
+  /// parabola through its neighbours, and the frames its hold is measured over.
+  var contextFrames: Int { max(1, parameters.peakFrameRadius, parameters.peakHoldFrames) }
 
   /// Interleaved signed 16-bit PCM at the input rate.
   public mutating func append(pcm16 bytes: UnsafeRawBufferPointer, channels: Int) {

@@ -42,6 +42,8 @@ enum FingerprintBench {
     int("PEAKS_PER_SECOND", &p.peaksPerSecond)
     int("QUERY_PEAKS_PER_SECOND", &p.queryPeaksPerSecond)
     int("FAN_OUT", &p.fanOut)
+    int("HOLD_FRAMES", &p.peakHoldFrames)
+    float("HOLD_WEIGHT", &p.peakHoldWeight)
     int("MAX_FRAME_DELTA", &p.maxFrameDelta)
     int("MAX_BIN_DELTA", &p.maxBinDelta)
     int("MIN_SCORE", &p.minScore)
@@ -49,6 +51,8 @@ enum FingerprintBench {
     double("SHARE", &p.minShareOfQuery)
     double("MAX_SPEED_CHANGE", &p.maxSpeedChange)
     double("SPEED_STEP", &p.speedStep)
+    double("MAX_ROW_OVER_MEAN", &p.maxRowOverMean)
+    int("MIN_ROW_CAP", &p.minRowCap)
     return p
   }
 

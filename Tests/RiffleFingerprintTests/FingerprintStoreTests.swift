@@ -40,7 +40,8 @@ struct FingerprintStoreTests {
 
     let again = store.update(feed: feed, songs: [song("riffle-001"), song("riffle-003")])
     #expect(again.fingerprinted.isEmpty)
-    #expect(again.index.songs == first.index.songs)
+    #expect(again.index.songIDs == first.index.songIDs)
+    #expect(again.index.postingCount == first.index.postingCount)
   }
 
   @Test("a song added to the feed is the only one fingerprinted; a removed one is dropped")
@@ -54,6 +55,54 @@ struct FingerprintStoreTests {
     let shrunk = store.update(feed: feed, songs: [song("riffle-006")])
     #expect(shrunk.fingerprinted.isEmpty)
     #expect(store.stored(for: feed).map(\.id) == ["riffle-006"])
+  }
+
+  @Test("songs added go beside the mapped table, which is built again when one is removed")
+  func tableKeptForAdded() throws {
+    let feed = self.feed
+    _ = store.update(feed: feed, songs: [song("riffle-001"), song("riffle-003")])
+    let table = store.tableFile(for: feed)
+    func identity() throws -> String {
+      let values = try FileManager.default.attributesOfItem(atPath: table.path)
+      return "\(values[.systemFileNumber] ?? 0) \(values[.modificationDate] ?? 0)"
+    }
+    let built = try identity()
+    let grown = store.update(
+      feed: feed, songs: [song("riffle-001"), song("riffle-003"), song("riffle-006")])
+    #expect(grown.index.songIDs == ["riffle-001", "riffle-003", "riffle-006"])
+    #expect(try identity() == built)
+    let added = try #require(store.stored(for: feed).last)
+    let query = excerpt(added, from: 200, to: 600)
+    #expect(try #require(grown.index.match(query)).songID == "riffle-006")
+
+    let shrunk = store.update(feed: feed, songs: [song("riffle-003"), song("riffle-006")])
+    #expect(shrunk.index.songIDs == ["riffle-003", "riffle-006"])
+    #expect(try identity() != built)
+    #expect(try #require(shrunk.index.match(query)).songID == "riffle-006")
+  }
+
+  @Test("a killed build's temporary file is removed by the next update; none is left behind")
+  func staleTemporary() throws {
+    try FileManager.default.createDirectory(
+      at: dir.file("cache"), withIntermediateDirectories: true)
+    let stale = dir.file("cache/.\(store.tableFile(for: feed).lastPathComponent).999999999.tmp")
+    try Data("half a table".utf8).write(to: stale)
+    _ = store.update(feed: feed, songs: [song("riffle-001")])
+    #expect(!FileManager.default.fileExists(atPath: stale.path))
+    let names = try FileManager.default.contentsOfDirectory(atPath: dir.file("cache").path)
+    #expect(
+      names.sorted()
+        == [store.file(for: feed), store.tableFile(for: feed)].map(\.lastPathComponent).sorted())
+  }
+
+  @Test("a damaged table is built again")
+  func damagedTable() throws {
+    _ = store.update(feed: feed, songs: [song("riffle-001")])
+    try Data("RFPT garbage".utf8).write(to: store.tableFile(for: feed))
+    let again = store.update(feed: feed, songs: [song("riffle-001")])
+    #expect(again.fingerprinted.isEmpty)
+    #expect(again.problems.isEmpty)
+    #expect(again.index.postingCount > 1_000)
   }
 
   @Test("a song whose audio file changed is fingerprinted again")
@@ -85,7 +134,7 @@ struct FingerprintStoreTests {
     missing.id = "missing"
     missing.audioURL = dir.file("nowhere.mp3")
     let update = store.update(feed: feed, songs: [song("bad"), missing, song("riffle-001")])
-    #expect(update.index.songs.map(\.id) == ["riffle-001"])
+    #expect(update.index.songIDs == ["riffle-001"])
     #expect(update.problems.count == 2)
     #expect(update.problems[0].hasPrefix("T bad: not an audio format"))
   }

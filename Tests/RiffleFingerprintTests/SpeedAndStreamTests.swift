@@ -90,11 +90,11 @@ struct SpeedAndStreamTests {
   func spedUpRecording() throws {
     let fingerprinter = Fingerprinter()
     let songs = (0..<3).map { melody(seconds: 16, seed: UInt64(10 + $0)) }
-    let index = FingerprintIndex(
-      songs: songs.enumerated().map { i, song in
-        SongPrint(
-          id: "s\(i)", audioKey: "", duration: 16, landmarks: fingerprinter.landmarks(mono: song))
-      })
+    let prints = songs.enumerated().map { i, song in
+      SongPrint(
+        id: "s\(i)", audioKey: "", duration: 16, landmarks: fingerprinter.landmarks(mono: song))
+    }
+    let index = FingerprintIndex(songs: prints)
     for (factor, song) in [(1.04, 2), (0.97, 1)] {
       let excerpt = Array(songs[song][220_500..<573_300])
       let match = try #require(
@@ -105,7 +105,7 @@ struct SpeedAndStreamTests {
       // Searched at speed 1 only, the same recording is not named.
       var still = FingerprintParameters()
       still.maxSpeedChange = 0
-      let plain = FingerprintIndex(songs: index.songs, parameters: still)
+      let plain = FingerprintIndex(songs: prints, parameters: still)
       #expect(
         plain.match(peaks: fingerprinter.queryPeaks(mono: played(excerpt, speed: factor))) == nil)
     }
