@@ -8,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include <taglib/id3v1genres.h>
 #include <taglib/id3v2tag.h>
+#include <taglib/taglib.h>
 #include <taglib/mpegfile.h>
 #include <taglib/synchronizedlyricsframe.h>
 #include <taglib/wavfile.h>
@@ -124,4 +126,18 @@ extern "C" void riffle_sylt_free(riffle_sylt *lyrics) {
   std::free(lyrics->lines);
   lyrics->lines = nullptr;
   lyrics->count = 0;
+}
+
+#define RIFFLE_STRING(x) #x
+#define RIFFLE_VERSION(major, minor, patch) \
+  RIFFLE_STRING(major) "." RIFFLE_STRING(minor) "." RIFFLE_STRING(patch)
+
+extern "C" const char *riffle_taglib_version(void) {
+  return RIFFLE_VERSION(TAGLIB_MAJOR_VERSION, TAGLIB_MINOR_VERSION, TAGLIB_PATCH_VERSION);
+}
+
+extern "C" uintptr_t riffle_taglib_address(void) {
+  // A plain function exported by libtag (this target is compiled as position-independent code,
+  // so the address comes from the GOT: TagLib's own, not a stub in the executable).
+  return reinterpret_cast<uintptr_t>(&TagLib::ID3v1::genreList);
 }

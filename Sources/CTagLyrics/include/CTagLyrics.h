@@ -54,6 +54,14 @@ riffle_sylt_status riffle_sylt_read(const char *path, size_t max_lines, size_t m
 /// Frees what `riffle_sylt_read` put in `lyrics` and empties it.
 void riffle_sylt_free(riffle_sylt *lyrics);
 
+/// TagLib's version as the headers compiled against give it ("1.13.0": TagLib 1 has no call
+/// that says it at run time; the soname, libtag.so.1, holds it to the same major version).
+const char *riffle_taglib_version(void);
+
+/// The address of a function inside TagLib, so `riffle --version` can name the file it came
+/// from.
+uintptr_t riffle_taglib_address(void);
+
 #ifdef __cplusplus
 }
 #endif
