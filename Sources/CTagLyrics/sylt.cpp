@@ -64,15 +64,21 @@ riffle_sylt_status copyLines(const SynchronizedLyricsFrame &frame, size_t maxLin
                              size_t maxLineBytes, riffle_sylt *out) {
   const SynchronizedLyricsFrame::SynchedTextList list = frame.synchedText();
   std::vector<riffle_sylt_line> lines;
-  lines.reserve(list.size() < maxLines ? list.size() : maxLines);
-  for (const SynchronizedLyricsFrame::SynchedText &entry : list) {
-    if (lines.size() >= maxLines) break;
-    // TagLib decodes Latin-1 and UTF-16 (with or without BOM) by the frame's encoding byte.
-    std::string text = cut(entry.text.to8Bit(true), maxLineBytes);
-    char *copy = static_cast<char *>(std::malloc(text.size() + 1));
-    if (copy == nullptr) break;
-    std::memcpy(copy, text.c_str(), text.size() + 1);
-    lines.push_back(riffle_sylt_line{static_cast<uint32_t>(entry.time), copy});
+  try {
+    lines.reserve(list.size() < maxLines ? list.size() : maxLines);
+    for (const SynchronizedLyricsFrame::SynchedText &entry : list) {
+      if (lines.size() >= maxLines) break;
+      // TagLib decodes Latin-1 and UTF-16 (with or without BOM) by the frame's encoding byte.
+      std::string text = cut(entry.text.to8Bit(true), maxLineBytes);
+      char *copy = static_cast<char *>(std::malloc(text.size() + 1));
+      if (copy == nullptr) break;
+      std::memcpy(copy, text.c_str(), text.size() + 1);
+      lines.push_back(riffle_sylt_line{static_cast<uint32_t>(entry.time), copy});
+    }
+  } catch (...) {
+    // The copies made so far are freed before the caller hears of it.
+    for (riffle_sylt_line &line : lines) std::free(line.text);
+    throw;
   }
   if (lines.empty()) return RIFFLE_SYLT_EMPTY;
   auto *array =

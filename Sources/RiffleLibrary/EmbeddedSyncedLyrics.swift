@@ -29,6 +29,10 @@ public enum EmbeddedSyncedLyrics {
   /// (escape sequences and control characters removed) and is cut to 500 characters; the lines
   /// are put in time order whatever order the frame lists them in.
   public static func read(path: String) -> Outcome {
+    // Only these carry ID3v2 as Riffle sees them; TagLib's MPEG reader, handed a FLAC or an
+    // M4A, would look through the whole file for a tag before giving up.
+    let ending = URL(fileURLWithPath: path).pathExtension.lowercased()
+    guard ["mp3", "mp2", "wav"].contains(ending) else { return .none("no ID3v2 in .\(ending)") }
     var found = riffle_sylt()
     let status = riffle_sylt_read(path, mostLines, longestLineBytes, &found)
     defer { riffle_sylt_free(&found) }

@@ -93,6 +93,9 @@ struct EmbeddedSyncedLyricsTests {
     let text = dir.file("text.mp3")
     try Data("just some text, not audio\n".utf8).write(to: text)
     #expect(EmbeddedSyncedLyrics.read(path: text.path) == .none("no SYLT frame"))
+    // Not opened at all: no ID3v2 in a FLAC as Riffle sees it.
+    #expect(
+      EmbeddedSyncedLyrics.read(path: dir.file("song.flac").path) == .none("no ID3v2 in .flac"))
     let zero = dir.file("zero.mp3")
     try Data().write(to: zero)
     #expect(EmbeddedSyncedLyrics.read(path: zero.path) == .none("no SYLT frame"))
