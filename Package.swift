@@ -88,6 +88,9 @@ let package = Package(
     .systemLibrary(
       name: "CEBUR128", pkgConfig: "libebur128",
       providers: [.apt(["libebur128-dev"])]),
+    // Synced lyrics in ID3v2 tags (SYLT), which FFmpeg does not read: TagLib's C++ API behind
+    // a C header (see CTagLyrics.h), linked (libtag1-dev).
+    .target(name: "CTagLyrics", linkerSettings: [.linkedLibrary("tag")]),
     // Fingerprints: FFTW's single-precision transforms.
     .systemLibrary(
       name: "CFFTW", pkgConfig: "fftw3f",
@@ -112,7 +115,9 @@ let package = Package(
     // SQLite index and its search.
     .target(
       name: "RiffleLibrary",
-      dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "CSQLite", "CEBUR128", "CLinux"]),
+      dependencies: [
+        "RiffleCore", "RiffleAPI", "RiffleAudio", "CSQLite", "CEBUR128", "CTagLyrics", "CLinux",
+      ]),
     // Cell screen, views, terminals (ncurses and in-memory), key map, cover art.
     .target(
       name: "RiffleTUI",

@@ -20,6 +20,7 @@ packages=(
   libfftw3-dev        # fingerprints: the short-time spectra (FFTW, single precision)
   libsqlite3-dev      # the music library's index (SQLite with FTS5)
   libebur128-dev      # the music library: EBU R128 loudness of songs without ReplayGain
+  libtag1-dev         # the music library: synced lyrics in ID3v2 tags (SYLT), which FFmpeg skips
   libpulse-dev        # PulseAudio's simple API: playback, and recording for "name that song"
   libxml2-dev         # podcast feeds: FoundationXML (XMLParser) links libxml2; a static build needs its .so
   icecast2            # tests play a live station from a private Icecast server (ffmpeg is its source)
@@ -29,6 +30,7 @@ packages=(
   pulseaudio pulseaudio-utils  # tests play through a private PulseAudio server (pactl, parec)
   mpg123              # tests compare Riffle's decoded audio with mpg123's own
   ffmpeg              # tests compare decoded M4A with ffmpeg's own; encodes test audio
+  python3-mutagen     # tests write SYLT frames (synced lyrics in ID3v2) into MP3s ffmpeg made
   dbus                # tests start a private dbus-daemon --session
   playerctl           # tests drive MPRIS as a user's media keys do
   man-db              # the install test renders the man page

@@ -1,5 +1,6 @@
 import CEBUR128
 import CSQLite
+import CTagLyrics
 import RiffleCore
 
 /// The C libraries RiffleLibrary runs with, for `riffle --version`.
@@ -20,6 +21,9 @@ public enum LibraryLibraries {
         name: "libsqlite3", version: version().map { String(cString: $0) }, detail: fts5,
         function: version),
       LinkedLibrary(name: "libebur128", version: "\(major).\(minor).\(patch)", function: loudness),
+      LinkedLibrary(
+        name: "libtag", version: String(cString: riffle_taglib_version()), detail: "SYLT lyrics",
+        address: UInt(riffle_taglib_address())),
     ]
   }
 }

@@ -624,7 +624,13 @@ private func startPlayer(
       LyricsSource(
         baseURL: services.lyrics,
         cache: DiskCache(folder: paths.cache.appendingPathComponent("lyrics"), capacity: 8 << 20))
-    ).askingServers(.shared),
+    )
+    .readingFileTags(index: {
+      // A local song outside the library (the bundled catalog) does not create the index.
+      FileManager.default.fileExists(atPath: LibraryIndex.defaultURL(paths).path)
+        ? LibraryIndexHolder.shared.index : nil
+    })
+    .askingServers(.shared),
     identify: .live(
       capture: capture,
       store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))),

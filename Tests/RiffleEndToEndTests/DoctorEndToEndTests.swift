@@ -214,9 +214,11 @@ struct DoctorEndToEndTests {
     #expect(
       line("libsqlite3").contains("\(try modversion("sqlite3")) (FTS5)"), "\(line("libsqlite3"))")
     #expect(line("libebur128").contains(try modversion("libebur128")), "\(line("libebur128"))")
+    #expect(line("libtag").contains(try modversion("taglib")), "\(line("libtag"))")
     for name in [
       "libcurl", "libmpg123", "libavformat", "libavcodec", "libswresample", "libavutil", "libao",
       "ncursesw", "chafa", "libsystemd", "libpulse", "libfftw3f", "libsqlite3", "libebur128",
+      "libtag",
     ] {
       let text = line(name)
       let file = text.split(separator: " ").last.map(String.init) ?? ""
