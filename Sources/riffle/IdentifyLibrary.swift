@@ -35,6 +35,25 @@ enum LibraryPrints {
     return songs.isEmpty ? nil : songs
   }
 
+  /// `riffle library scan --fingerprints`: the store brought up to date with the index just
+  /// written; what could not be fingerprinted is said on stderr, as the scan's unreadable files.
+  static func updateAfterScan(folders: [String]) {
+    let songs: [Song]
+    do {
+      songs = try Self.songs(configured: folders) ?? []
+    } catch {
+      Library.printError("riffle: cannot read the library: \(error)")
+      return
+    }
+    let update = store().update(feed: key, songs: songs) { count in
+      Library.printError("riffle: Fingerprinting \(count) library songs...")
+    }
+    for problem in update.problems {
+      Library.printError("riffle: fingerprints: skipped \(TextSanitizer.sanitize(problem))")
+    }
+    print("Fingerprints: \(update.fingerprinted.count) made, \(songs.count) songs in all")
+  }
+
   /// The better of two answers: the higher score (a feed's song and a library's are ranked
   /// alike; a tie keeps the first, the library's).
   static func better<T>(_ a: (T, FingerprintMatch)?, _ b: (T, FingerprintMatch)?) -> (

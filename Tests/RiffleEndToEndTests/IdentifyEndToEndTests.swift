@@ -181,6 +181,19 @@ struct IdentifyCommandEndToEndTests {
     #expect(object["title"] as? String == "Night Walk")
     #expect(FileManager.default.fileExists(atPath: home.file("data/riffle/fingerprints").path))
 
+    // A changed file is fingerprinted again by `scan --fingerprints`, and only it; identify
+    // then finds the store up to date.
+    let song = music.appendingPathComponent("Testers/Night Walk.mp3")
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date(timeIntervalSinceNow: -3_600)], ofItemAtPath: song.path)
+    let scan = try runProgram(
+      TestFiles.riffleBinary, ["library", "scan", "--fingerprints"], environment: environment)
+    #expect(scan.status == 0, "\(scan.stderr)")
+    #expect(scan.stdout.hasSuffix("Fingerprints: 1 made, 1 songs in all\n"), "\(scan.stdout)")
+    let again = try identify(clip.path)
+    #expect(again.stdout == first.stdout)
+    #expect(!again.stderr.contains("Fingerprinting"), "\(again.stderr)")
+
     // A catalog song is still named from the feed, with the library searched beside it.
     let catalog = home.file("catalog-clip.wav")
     try Recording.excerpt("riffle-002", from: 14.2, seconds: 7, snr: 3, to: catalog)
