@@ -174,10 +174,28 @@ public enum SourceKind: Hashable, Sendable, Codable {
     }
   }
 
-  /// The key of the fingerprint index kept for this source's songs, when it keeps one.
+  /// The key of the fingerprint index kept for this source's songs: a feed's URL, else one
+  /// key per kind of source (`riffle:library`, `riffle:server`...), so the stores of two kinds
+  /// never replace each other's songs (docs/fingerprinting.md, "Where `i` searches").
   public var fingerprintKey: URL? {
     if case .feed(let url) = self { return url }
-    return nil
+    return URL(string: "riffle:\(fingerprintKind)")
+  }
+
+  /// The name of the kind of source in its fingerprint key.
+  var fingerprintKind: String {
+    switch self {
+    case .feed: return "feed"
+    case .search: return "search"
+    case .artist, .artistID: return "artist"
+    case .playlist: return "playlist"
+    case .queue: return "queue"
+    case .library: return "library"
+    case .charts: return "charts"
+    case .podcast, .podcasts: return "podcast"
+    case .station, .radioSearch, .radioFavourites: return "radio"
+    case .server: return "server"
+    }
   }
 }
 

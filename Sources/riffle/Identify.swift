@@ -15,7 +15,10 @@ struct Identify: ParsableCommand {
       pitch and tempo together) is named too, with its speed. Only the first \
       \(Int(Identify.maxSeconds)) s of a longer recording are listened to. The feed's \
       fingerprints are kept in $XDG_CACHE_HOME/riffle/fingerprints and updated when the feed \
-      gains songs.
+      gains songs. With a library added and scanned ('riffle library scan'), its songs are \
+      searched too: their fingerprints are kept in $XDG_DATA_HOME/riffle/fingerprints and made \
+      at the first identify after a scan for the songs that are new or changed (a library \
+      song's source is "library" in --json).
 
       Examples:
         riffle identify clip.wav                  # against the bundled catalog
@@ -83,9 +86,12 @@ struct Identify: ParsableCommand {
     for problem in update.problems { note("skipped \(TextSanitizer.sanitize(problem))") }
     let peaks = store.fingerprinter.queryPeaks(
       mono: pcm.withUnsafeBytes { Resampler.mono(pcm16: $0, channels: PCMFormat.channels) })
-    guard let match = update.index.match(peaks: peaks),
-      let song = songs.first(where: { $0.id == match.songID })
-    else {
+    // With a library configured and scanned, its songs are searched too (IdentifyLibrary.swift).
+    let inLibrary = matchInLibrary(peaks: peaks)
+    let inFeed = update.index.match(peaks: peaks).flatMap { match in
+      songs.first(where: { $0.id == match.songID }).map { ($0, match) }
+    }
+    guard let (song, match) = LibraryPrints.better(inLibrary, inFeed) else {
       let why = IdentifyResult.noMatch(peaks: peaks.count, seconds: Self.seconds(of: pcm))
       if json {
         print(IdentifyResult.json(["matched": false, "message": why]))
@@ -95,9 +101,32 @@ struct Identify: ParsableCommand {
       throw ExitCode(1)
     }
     if json {
-      print(IdentifyResult.json(for: song, match: match, source: feedURL))
+      let source =
+        inLibrary.map { $0.0.id == song.id } == true
+        ? LibraryPrints.sourceName : feedURL.absoluteString
+      print(IdentifyResult.json(for: song, match: match, sourceName: source))
     } else {
       print(IdentifyResult.line(for: song, at: match.offset, speed: match.speed))
+    }
+  }
+
+  /// The best library song for `peaks`, its store brought up to date with the library index
+  /// first; nil without a library, and a library that cannot be read is a note, not a failure.
+  private func matchInLibrary(peaks: [Peak]) -> (Song, FingerprintMatch)? {
+    let songs: [Song]
+    do {
+      guard let found = try LibraryPrints.songs(configured: Library.folders()) else { return nil }
+      songs = found
+    } catch {
+      note("cannot read the library: \(TextSanitizer.sanitize(String(describing: error)))")
+      return nil
+    }
+    let update = LibraryPrints.store().update(feed: LibraryPrints.key, songs: songs) { count in
+      note("Fingerprinting \(count) library songs...")
+    }
+    for problem in update.problems { note("skipped \(TextSanitizer.sanitize(problem))") }
+    return update.index.match(peaks: peaks).flatMap { match in
+      songs.first(where: { $0.id == match.songID }).map { ($0, match) }
     }
   }
 
@@ -138,11 +167,16 @@ enum IdentifyResult {
 
   /// The answer for scripts: one JSON object on one line.
   static func json(for song: Song, match: FingerprintMatch, source: URL) -> String {
+    json(for: song, match: match, sourceName: source.absoluteString)
+  }
+
+  /// The same, with the source named as scripts see it: a feed's URL, or "library".
+  static func json(for song: Song, match: FingerprintMatch, sourceName: String) -> String {
     json([
       "matched": true, "id": TextSanitizer.sanitize(song.id),
       "title": TextSanitizer.sanitize(song.title),
       "artist": TextSanitizer.sanitize(song.displayName),
-      "handle": TextSanitizer.sanitize(song.handle), "source": source.absoluteString,
+      "handle": TextSanitizer.sanitize(song.handle), "source": sourceName,
       "offset": (match.offset * 1000).rounded() / 1000,
       "speed": (match.speed * 10_000).rounded() / 10_000, "score": match.score,
     ])

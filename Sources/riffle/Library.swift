@@ -116,6 +116,13 @@ struct LibraryScan: ParsableCommand {
   @Flag(help: "Print only the summary line, not a line for each file that could not be read.")
   var quiet = false
 
+  @Flag(
+    help: """
+      Also bring the library's fingerprints (for 'riffle identify') up to date: new and \
+      changed songs only. Otherwise they are made at the next identify.
+      """)
+  var fingerprints = false
+
   func run() throws {
     let folders = Library.folders()
     guard !folders.isEmpty else {
@@ -134,6 +141,7 @@ struct LibraryScan: ParsableCommand {
         }
       }
       print(report.summary)
+      if fingerprints { LibraryPrints.updateAfterScan(folders: folders) }
     } catch {
       Library.fail("\(error)")
     }

@@ -659,13 +659,23 @@ struct SourceLikeReducerTests {
     }
   }
 
-  @Test("Identifying keys the fingerprint index by the feed only")
+  @Test("Identifying keys the fingerprint index by the feed, else by the kind of source")
   func fingerprintKey() {
     #expect(Paging.feed.fingerprintKey == Fixture.feedURL)
-    #expect(Paging.search.fingerprintKey == nil)
+    let search = URL(string: "riffle:search")
+    #expect(Paging.search.fingerprintKey == search)
+    #expect(SourceKind.library(.all).fingerprintKey == URL(string: "riffle:library"))
+    #expect(SourceKind.queue.fingerprintKey == URL(string: "riffle:queue"))
+    #expect(SourceKind.server("home", .albums).fingerprintKey == URL(string: "riffle:server"))
+    // No two kinds share a key, and none is a feed's.
+    let kinds: [SourceKind] = [
+      .search("a"), .artist("a"), .playlist(Fixture.feedURL), .queue, .library(.all),
+      .charts(genre: nil, country: "us"), .podcasts, .radioFavourites, .server("s", .albums),
+    ]
+    #expect(Set(kinds.compactMap(\.fingerprintKey)).count == kinds.count)
     var store = ReducerTestStore(Paging.shown(Paging.search, count: 3, index: 0))
     store.send(
-      .identify, effects: [.listen(seconds: 10, feedURL: nil, songs: Paging.songs(0..<3))]
+      .identify, effects: [.listen(seconds: 10, feedURL: search, songs: Paging.songs(0..<3))]
     ) {
       $0.identify = .listening(level: 0, seconds: 0)
     }

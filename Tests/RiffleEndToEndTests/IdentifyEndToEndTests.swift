@@ -143,6 +143,66 @@ struct IdentifyCommandEndToEndTests {
     #expect(try #require(object["score"] as? Int) >= 10)
   }
 
+  @Test("with a library added and scanned, a clip of a library song names it (source library)")
+  func librarySong() throws {
+    // A song no catalog has (the stranger melody), as a tagged MP3 in a library folder.
+    let melody = home.file("melody.wav")
+    try Recording.stranger(seconds: 40, to: melody)
+    let music = home.file("music")
+    try AudioEncoder.encode(
+      [
+        .init(
+          path: music.appendingPathComponent("Testers/Night Walk.mp3").path, format: .mp3,
+          tags: ["title": "Night Walk", "artist": "The Testers", "album": "Walks"],
+          extraOptions: ["-c:a", "libmp3lame", "-b:a", "128k"])
+      ], source: melody)
+    let environment = home.xdgEnvironment
+    for arguments in [["library", "add", music.path], ["library", "scan"]] {
+      let result = try runProgram(TestFiles.riffleBinary, arguments, environment: environment)
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+    }
+    let wav = try WAVFile.read(melody)
+    let clip = home.file("library-clip.wav")
+    try WAVWriter.data(
+      samples: Array(wav.samples[12 * 44_100..<20 * 44_100]), channels: 1, sampleRate: 44_100
+    ).write(to: clip)
+
+    let first = try identify(clip.path)
+    #expect(first.status == 0, "stderr: \(first.stderr)")
+    #expect(first.stdout == "Night Walk by The Testers at 0:12\n")
+    #expect(first.stderr.contains("Fingerprinting 1 library songs"), "\(first.stderr)")
+
+    let result = try identify("--json", clip.path)
+    #expect(result.status == 0)
+    #expect(!result.stderr.contains("Fingerprinting 1 library"), "made again: \(result.stderr)")
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    #expect(object["source"] as? String == "library")
+    #expect(object["title"] as? String == "Night Walk")
+    #expect(FileManager.default.fileExists(atPath: home.file("data/riffle/fingerprints").path))
+
+    // A changed file is fingerprinted again by `scan --fingerprints`, and only it; identify
+    // then finds the store up to date.
+    let song = music.appendingPathComponent("Testers/Night Walk.mp3")
+    try FileManager.default.setAttributes(
+      [.modificationDate: Date(timeIntervalSinceNow: -3_600)], ofItemAtPath: song.path)
+    let scan = try runProgram(
+      TestFiles.riffleBinary, ["library", "scan", "--fingerprints"], environment: environment)
+    #expect(scan.status == 0, "\(scan.stderr)")
+    #expect(scan.stdout.hasSuffix("Fingerprints: 1 made, 1 songs in all\n"), "\(scan.stdout)")
+    let again = try identify(clip.path)
+    #expect(again.stdout == first.stdout)
+    #expect(!again.stderr.contains("Fingerprinting"), "\(again.stderr)")
+
+    // A catalog song is still named from the feed, with the library searched beside it.
+    let catalog = home.file("catalog-clip.wav")
+    try Recording.excerpt("riffle-002", from: 14.2, seconds: 7, snr: 3, to: catalog)
+    let feed = try identify("--json", catalog.path)
+    #expect(feed.status == 0, "stderr: \(feed.stderr)")
+    #expect(feed.stdout.contains("\"id\":\"riffle-002\""), "\(feed.stdout)")
+    #expect(!feed.stdout.contains("\"source\":\"library\""))
+  }
+
   @Test(
     "silence, and a stranger as JSON, are clear no-matches; a long recording is cut to a minute")
   func clearAnswers() throws {
