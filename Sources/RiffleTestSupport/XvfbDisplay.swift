@@ -171,6 +171,7 @@ public final class XvfbDisplay: @unchecked Sendable {
   }
 
   /// Waits until kitty's screen holds every one of `texts`; returns the screen.
+  @discardableResult
   public func waitForKittyText(_ texts: String..., within seconds: Double = 15) throws -> String {
     let deadline = Date().addingTimeInterval(seconds)
     var last = ""

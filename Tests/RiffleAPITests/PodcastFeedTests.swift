@@ -138,7 +138,7 @@ struct PodcastFeedTests {
       _ = try PodcastFeedParser.parse(Data("<rss><channel><title>x</channel>".utf8), base: base)
       Issue.record("invalid XML was accepted")
     } catch {
-      guard let error = error as? PodcastFeedError, case .invalidXML = error else {
+      guard case .invalidXML = error else {
         Issue.record("\(error)")
         return
       }

@@ -141,7 +141,7 @@ struct PodcastEndToEndTests {
     let environment = home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }
     func riffle(_ arguments: [String]) throws -> (status: Int32, output: String) {
       let out = home.file("out-\(UUID().uuidString)")
-      FileManager.default.createFile(atPath: out.path, contents: nil)
+      _ = FileManager.default.createFile(atPath: out.path, contents: nil)
       let handle = try FileHandle(forWritingTo: out)
       let child = try ChildProcess(
         TestFiles.riffleBinary, arguments, environment: environment,
@@ -254,7 +254,7 @@ extension PodcastEndToEndTests {
     let home = try TemporaryDirectory("riffle-offline")
     let environment = home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }
     let out = home.file("out")
-    FileManager.default.createFile(atPath: out.path, contents: nil)
+    _ = FileManager.default.createFile(atPath: out.path, contents: nil)
     let handle = try FileHandle(forWritingTo: out)
     let child = try ChildProcess(
       TestFiles.riffleBinary,
