@@ -633,7 +633,12 @@ private func startPlayer(
     .askingServers(.shared),
     identify: .live(
       capture: capture,
-      store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))),
+      store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints")),
+      library: LibraryPrintsAccess(
+        store: LibraryPrints.store(paths), key: LibraryPrints.key,
+        songs: { [libraryFolders = config.libraryFolders] in
+          (try? LibraryPrints.songs(configured: libraryFolders)) ?? nil
+        })),
     saveSession: { session in
       // On quit: written before the process exits.
       do {

@@ -74,3 +74,56 @@ struct RadioIdentifyEndToEndTests {
     #expect(try second.waitForExit() == 0)
   }
 }
+
+@Suite("i on a library page searches the whole library", .serialized)
+struct LibraryIdentifyKeyEndToEndTests {
+  @Test("a library song not on the loaded pages (another folder's) is named")
+  func namesSongNotLoaded() throws {
+    let home = try TemporaryDirectory("riffle-library-listen")
+    let melody = home.file("melody.wav")
+    try Recording.stranger(seconds: 40, to: melody)
+    let music = home.file("music")
+    let mp3 = ["-c:a", "libmp3lame", "-b:a", "128k"]
+    try AudioEncoder.encode(
+      [
+        .init(
+          path: music.appendingPathComponent("Testers/Night Walk.mp3").path, format: .mp3,
+          tags: ["title": "Night Walk", "artist": "The Testers", "album": "Walks"],
+          extraOptions: mp3)
+      ], source: melody)
+    try AudioEncoder.encode(
+      [
+        .init(
+          path: music.appendingPathComponent("Other/Slow Orbit.mp3").path, format: .mp3,
+          tags: ["title": "Slow Orbit", "artist": "Juno Reyes", "album": "Orbits"],
+          extraOptions: mp3)
+      ], source: TestFiles.catalog.appendingPathComponent("audio/riffle-002.mp3"))
+    for arguments in [["library", "add", music.path], ["library", "scan", "--fingerprints"]] {
+      let result = try runProgram(
+        TestFiles.riffleBinary, arguments, environment: home.xdgEnvironment)
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+    }
+    let wav = try WAVFile.read(melody)
+    let clip = home.file("room.wav")
+    try WAVWriter.data(
+      samples: Array(wav.samples[12 * 44_100..<20 * 44_100]), channels: 1, sampleRate: 44_100
+    ).write(to: clip)
+
+    // Only the other folder's song is on the pages.
+    let tmux = try TmuxSession(
+      command: [
+        TestFiles.riffleBinary, music.appendingPathComponent("Other").path, "--audio", "null",
+        "--capture", "file:\(clip.path)",
+      ],
+      environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }, width: 80, height: 24)
+    defer { tmux.kill() }
+    let page = try tmux.waitFor("Slow Orbit", timeout: 20)
+    #expect(!page.contains("Night Walk"))
+    tmux.sendKeys("i")
+    let named = try tmux.waitFor("(your library)", timeout: 30)
+    #expect(named.contains("Night Walk"), "\(named)")
+    #expect(named.contains("The Testers"), "\(named)")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit(timeout: 20) == 0)
+  }
+}
