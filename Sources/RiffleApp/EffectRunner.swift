@@ -106,6 +106,13 @@ final class EffectRunner {
       clients.identify.start(seconds, feedURL, songs) { event in post(event.action) }
     case .stopListening:
       clients.identify.stop()
+    case .nameHeard(let seconds):
+      clients.nameHeard(seconds) { result in
+        switch result {
+        case .success(let song): post(.heardSong(song))
+        case .failure(let failure): post(.identifyFailed(failure.reason))
+        }
+      }
     case .announce(let song):
       clients.scrobble.announce(song)
     case .scrobble(let song, let heard):

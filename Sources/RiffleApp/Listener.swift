@@ -10,6 +10,8 @@ public enum ListenEvent: Equatable, Sendable {
   case level(Double, seconds: Double)
   case identified(songID: String, offset: Double, listened: Double)
   case failed(String)
+  /// A song of the whole library's store, not on a loaded page: named, not paged to.
+  case named(HeardSong)
 
   /// The reducer's name for this event.
   public var action: PlayerAction {
@@ -18,6 +20,7 @@ public enum ListenEvent: Equatable, Sendable {
     case .identified(let id, let offset, let listened):
       return .identified(songID: id, offset: offset, listened: listened)
     case .failed(let reason): return .identifyFailed(reason)
+    case .named(let song): return .heardSong(song)
     }
   }
 }
@@ -48,14 +51,33 @@ public struct IdentifyClient: Sendable {
     start: { _, _, _, events in events(.failed("Listening is not available here")) },
     stop: {})
 
-  /// Records from `capture` and matches against the feed's fingerprints in `store`.
-  public static func live(capture: CaptureChoice, store: FingerprintStore) -> IdentifyClient {
-    let listener = Listener(capture: capture, store: store)
+  /// Records from `capture` and matches against the feed's fingerprints in `store`; on a
+  /// library page, against the whole `library` store when there is one.
+  public static func live(
+    capture: CaptureChoice, store: FingerprintStore, library: LibraryPrintsAccess? = nil
+  ) -> IdentifyClient {
+    let listener = Listener(capture: capture, store: store, library: library)
     return IdentifyClient(
       start: { seconds, feedURL, songs, events in
         listener.start(seconds: seconds, feedURL: feedURL, songs: songs, events: events)
       },
       stop: { listener.stop() })
+  }
+}
+
+/// The library's fingerprint store (`riffle:library`, kept with the user's data) and every
+/// song of the library index, so that `i` on a library page searches the whole library, not
+/// only the songs loaded on its pages.
+public struct LibraryPrintsAccess: Sendable {
+  public var store: FingerprintStore
+  public var key: URL
+  /// Every song of the library index; nil when there is no library (called on a work queue).
+  public var songs: @Sendable () -> [Song]?
+
+  public init(store: FingerprintStore, key: URL, songs: @escaping @Sendable () -> [Song]?) {
+    self.store = store
+    self.key = key
+    self.songs = songs
   }
 }
 
@@ -65,13 +87,15 @@ public struct IdentifyClient: Sendable {
 final class Listener: @unchecked Sendable {
   private let capture: CaptureChoice
   private let store: FingerprintStore
+  private let library: LibraryPrintsAccess?
   private let lock = NSLock()
   /// Numbers each listen; a stopped one is told by its number no longer being current.
   private var generation = 0
 
-  init(capture: CaptureChoice, store: FingerprintStore) {
+  init(capture: CaptureChoice, store: FingerprintStore, library: LibraryPrintsAccess? = nil) {
     self.capture = capture
     self.store = store
+    self.library = library
   }
 
   func stop() {
@@ -93,8 +117,16 @@ final class Listener: @unchecked Sendable {
     let index = IndexBox()
     let store = self.store
     let feed = feedURL ?? URL(string: "riffle:feed")!
+    let library = self.library
     BackgroundWork.run("riffle.listen.index") {
-      let update = store.update(feed: feed, songs: songs)
+      // A library page: the whole library's store, so a song not loaded is found too.
+      let update: FingerprintStore.Update
+      if let library, feed == library.key, let all = library.songs(), !all.isEmpty {
+        update = library.store.update(feed: library.key, songs: all)
+        index.names = Dictionary(all.map { ($0.id, $0) }) { first, _ in first }
+      } else {
+        update = store.update(feed: feed, songs: songs)
+      }
       // stderr is the log while the screen is up.
       for problem in update.problems {
         FileHandle.standardError.write(Data("fingerprints: skipped \(problem)\n".utf8))
@@ -103,14 +135,28 @@ final class Listener: @unchecked Sendable {
     }
 
     let capture = self.capture
+    let loaded = Set(songs.map(\.id))
     let thread = Thread {
       // Named for /proc and debuggers (Foundation's `name` does not reach the kernel here).
       riffle_name_current_thread("riffle-listen")
       Self.record(
         capture: capture, seconds: seconds, index: index, fingerprinter: store.fingerprinter,
-        isCurrent: isCurrent, send: send)
+        isCurrent: isCurrent,
+        send: { event in send(Self.naming(event, loaded: loaded, names: index.names)) })
     }
     thread.start()
+  }
+
+  /// A match not among the loaded songs but in the library: named as the library's song.
+  static func naming(_ event: ListenEvent, loaded: Set<String>, names: [String: Song])
+    -> ListenEvent
+  {
+    guard case .identified(let id, _, _) = event, !loaded.contains(id), let song = names[id]
+    else { return event }
+    return .named(
+      HeardSong(
+        title: TextSanitizer.sanitize(song.title), artist: TextSanitizer.sanitize(song.displayName),
+        source: "your library"))
   }
 
   private static func record(
@@ -179,6 +225,13 @@ final class Listener: @unchecked Sendable {
 private final class IndexBox: @unchecked Sendable {
   private let condition = NSCondition()
   private var index: FingerprintIndex?
+  private var songNames: [String: Song] = [:]
+
+  /// The library's songs by id when the whole library is searched (set before the index).
+  var names: [String: Song] {
+    get { condition.withLock { songNames } }
+    set { condition.withLock { songNames = newValue } }
+  }
 
   func set(_ value: FingerprintIndex) {
     condition.withLock {

@@ -34,6 +34,14 @@ public struct PlayerClients: Sendable {
   }
   /// A library source's first songs, as many as asked, read again after the index changed
   /// (called on a work queue).
+  /// Names the last `seconds` the output played against the fingerprint stores on disk (a
+  /// station's `i`); the completion (any thread) gets the song or why none was named.
+  public var nameHeard:
+    @Sendable (Double, @escaping @Sendable (Result<HeardSong, Failure>) -> Void) -> Void = {
+      _, done in done(.failure(Failure("No song matched")))
+    }
+  /// Whether the output keeps its last seconds for `nameHeard` (on only while a station plays).
+  public var keepHeard: @Sendable (Bool) -> Void = { _ in }
   public var reloadLibrary: @Sendable (LibraryQuery, Int) -> Result<SourcePage, Failure> = {
     _, _ in .failure(Failure("No library here"))
   }

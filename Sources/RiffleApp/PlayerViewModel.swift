@@ -96,6 +96,7 @@ public final class PlayerViewModel {
       onQuit()
     } else {
       updateClock()
+      keepHeardWhileStationPlays()
       render()
     }
     for (asked, state) in changes { onStateChange?(asked, state) }
@@ -148,6 +149,18 @@ public final class PlayerViewModel {
     for index in [state.index + 1, state.index - 1] where state.songs.indices.contains(index) {
       artwork?.prepare(state.songs[index], width: width, height: height)
     }
+  }
+
+  /// Whether the output keeps its last seconds for a station's `i`.
+  private var keepingHeard = false
+
+  /// The output keeps what it plays only while a station plays (`i` names it from there), so
+  /// nothing is kept, and nothing costs, otherwise.
+  private func keepHeardWhileStationPlays() {
+    let wanted = state.playback == .playing && state.currentSong?.isLiveStream == true
+    guard wanted != keepingHeard else { return }
+    keepingHeard = wanted
+    clients.keepHeard(wanted)
   }
 
   /// The spectrum moves: asked for, a visualizer here, and a song playing (paused, it is off).

@@ -192,19 +192,6 @@ func keepStationIfLive(_ state: inout PlayerState, liked: Bool) -> [PlayerEffect
   return [.keepStation(station, kept: liked)] + flash(&state, note)
 }
 
-/// `i` on a station's page: naming what a station plays by ear is not built (the fingerprint
-/// index holds a catalog's songs, and would fetch the endless stream as one); the station's
-/// own title is the answer where it gives one. Nil elsewhere (the ordinary rule applies).
-func identifyOnStation(_ state: inout PlayerState) -> [PlayerEffect]? {
-  guard state.identify == nil, let song = state.currentSong, song.isLiveStream else { return nil }
-  if let title = state.live?.title, !title.isEmpty {
-    state.message = .init(.info, "The station says it plays \u{201C}\(title)\u{201D}")
-  } else {
-    state.message = .init(.info, "The station names no song, and i cannot name one on the radio")
-  }
-  return []
-}
-
 /// A session resumed on a station's page: paused without connecting (a paused station fetches
 /// nothing), so that play tunes in live. `play` is what `playCurrent` returned; nil when the
 /// page is not a station's.

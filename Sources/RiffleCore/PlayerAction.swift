@@ -135,6 +135,8 @@ public enum PlayerAction: Equatable, Sendable {
   case identified(songID: String, offset: Double, listened: Double)
   /// Nothing matched, or there is nothing to listen with (the reason says which).
   case identifyFailed(String)
+  /// What the player played was named from a store on disk (a station's `i`).
+  case heardSong(HeardSong)
 
   /// A frame of the timer (animations, spinner).
   case tick

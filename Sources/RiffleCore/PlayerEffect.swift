@@ -36,6 +36,9 @@ public enum PlayerEffect: Equatable, Sendable {
   case listen(seconds: Double, feedURL: URL?, songs: [Song])
   /// Stop listening; no answer comes.
   case stopListening
+  /// Name the last `seconds` the output played against the fingerprint stores on disk, and
+  /// send `.heardSong` or `.identifyFailed`.
+  case nameHeard(seconds: Double)
   /// Tell the scrobbling services this song has started.
   case announce(Song)
   /// Scrobble this song as heard: it has played `heard` seconds of this play.

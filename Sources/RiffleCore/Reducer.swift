@@ -198,8 +198,12 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
   case .identifyFailed(let reason):
     guard state.identify != nil else { return [] }
     state.identify = nil
+    if stationFallback(&state) { return [] }
     state.message = .init(.error, reason)
     return []
+
+  case .heardSong(let song):
+    return reduceHeard(&state, song)
 
   case .tick:
     state.frame &+= 1

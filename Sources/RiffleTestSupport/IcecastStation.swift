@@ -29,15 +29,18 @@ public final class IcecastStation {
   public let port: UInt16
   public let name: String
   public let genre: String
+  /// The file the source plays on repeat (a catalog song unless the test names one).
+  public let song: String
   private var server: ChildProcess?
   private var source: ChildProcess?
 
-  public init(name: String, genre: String) throws {
+  public init(name: String, genre: String, song: String? = nil) throws {
     guard FileManager.default.isExecutableFile(atPath: "/usr/bin/icecast2") else {
       throw TmuxError("icecast2 is not installed (scripts/setup-debian.sh installs it)")
     }
     self.name = name
     self.genre = genre
+    self.song = song ?? TestFiles.catalog.appendingPathComponent("audio/riffle-002.mp3").path
     folder = try TemporaryDirectory("riffle-icecast")
     port = try freeLoopbackPort()
     let config = """
@@ -71,7 +74,6 @@ public final class IcecastStation {
         folder.file("icecast.xml").path,
       ])
     Thread.sleep(forTimeInterval: 0.5)
-    let song = TestFiles.catalog.appendingPathComponent("audio/riffle-002.mp3").path
     source = try ChildProcess(
       "/usr/bin/ffmpeg",
       [

@@ -633,7 +633,12 @@ private func startPlayer(
     .askingServers(.shared),
     identify: .live(
       capture: capture,
-      store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))),
+      store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints")),
+      library: LibraryPrintsAccess(
+        store: LibraryPrints.store(paths), key: LibraryPrints.key,
+        songs: { [libraryFolders = config.libraryFolders] in
+          (try? LibraryPrints.songs(configured: libraryFolders)) ?? nil
+        })),
     saveSession: { session in
       // On quit: written before the process exits.
       do {
@@ -679,6 +684,13 @@ private func startPlayer(
   clientsWithLibrary.reloadLibrary = PlayerClients.libraryReload {
     LibraryIndexHolder.shared.index
   }
+  clientsWithLibrary.nameHeard = NameHeard.live(
+    output: { openOutput.current }, paths: paths,
+    library: {
+      FileManager.default.fileExists(atPath: LibraryIndex.defaultURL(paths).path)
+        ? LibraryIndexHolder.shared.index : nil
+    })
+  clientsWithLibrary.keepHeard = { openOutput.keepingRecent = $0 }
   state.searchHistory = SearchHistory.load(from: historyFile)
   state.randomState = UInt64.random(in: 1...UInt64.max)
   state.shuffle = settings.shuffle
@@ -802,6 +814,7 @@ private final class OpenOutput: @unchecked Sendable {
   private let lock = NSLock()
   private var output: (any AudioOutput)?
   private var tap = false
+  private var recent = false
 
   var current: (any AudioOutput)? { lock.withLock { output } }
 
@@ -809,6 +822,18 @@ private final class OpenOutput: @unchecked Sendable {
     lock.withLock {
       self.output = output
       output.tap.isEnabled = tap
+      output.tap.keepsRecent = recent
+    }
+  }
+
+  /// Whether the output keeps its last seconds for a station's `i`.
+  var keepingRecent: Bool {
+    get { lock.withLock { recent } }
+    set {
+      lock.withLock {
+        recent = newValue
+        output?.tap.keepsRecent = newValue
+      }
     }
   }
 

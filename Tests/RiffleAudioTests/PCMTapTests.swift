@@ -39,4 +39,27 @@ struct PCMTapTests {
     tap.isEnabled = true
     #expect(tap.heard(count: 2, queued: 0) == nil, "on again starts afresh")
   }
+
+  @Test("the recent ring: empty while off; on, the last seconds heard, at most its capacity")
+  func recent() {
+    let tap = PCMTap()
+    Self.write(tap, Self.frames(1000, from: 0))
+    #expect(tap.recent(seconds: 10, queued: 0).isEmpty, "off keeps nothing")
+    tap.keepsRecent = true
+    #expect(tap.heard(count: 4, queued: 0) == nil, "the visualizer's ring stays off")
+    // 13 s written: more than the ring holds (about 11.9 s).
+    let written = 13 * 44_100
+    Self.write(tap, Self.frames(written, from: 0))
+    let ten = tap.recent(seconds: 10, queued: 0)
+    #expect(ten.count == 441_000)
+    #expect(Int((ten.last! * 32_768).rounded()) == (written - 1) % 30_000)
+    #expect(Int((ten.first! * 32_768).rounded()) == (written - 441_000) % 30_000)
+    // 0.5 s still in the output: the piece ends 22,050 frames earlier.
+    let behind = tap.recent(seconds: 1, queued: 0.5)
+    #expect(Int((behind.last! * 32_768).rounded()) == (written - 22_051) % 30_000)
+    // Asking more than kept gives what is kept.
+    #expect(tap.recent(seconds: 60, queued: 0).count == PCMTap.recentCapacity)
+    tap.keepsRecent = false
+    #expect(tap.recent(seconds: 1, queued: 0).isEmpty, "off frees it")
+  }
 }

@@ -232,18 +232,46 @@ struct LiveLyricsReducerTests {
     }
   }
 
-  @Test("i on a station's page says what the station names instead of listening")
+  @Test("i on a station's page names what the player played; unnamed, the station's title")
   func identify() {
     var state = Station.playing()
     var store = ReducerTestStore(state)
-    store.send(.identify) {
-      $0.message = .init(.info, "The station names no song, and i cannot name one on the radio")
+    store.send(.identify, effects: [.nameHeard(seconds: 10)]) {
+      $0.identify = .listening(level: 0, seconds: 0)
+    }
+    store.send(.identifyFailed("No song matched")) {
+      $0.identify = nil
+      $0.message = .init(.info, "No song matched, and the station names none")
     }
     state.live?.title = "Mira Sol - Night Drive"
     store = ReducerTestStore(state)
-    store.send(.identify) {
+    store.send(.identify, effects: [.nameHeard(seconds: 10)]) {
+      $0.identify = .listening(level: 0, seconds: 0)
+    }
+    store.send(.identifyFailed("No song matched")) {
+      $0.identify = nil
       $0.message = .init(.info, "The station says it plays \u{201C}Mira Sol - Night Drive\u{201D}")
     }
+    // Named from a store: the song, who made it, and where it was found.
+    store.send(.identify, effects: [.nameHeard(seconds: 10)]) {
+      $0.identify = .listening(level: 0, seconds: 0)
+      $0.message = nil
+    }
+    let heard = HeardSong(title: "Night Walk", artist: "The Testers", source: "your library")
+    store.send(.heardSong(heard)) {
+      $0.identify = nil
+      $0.message = .init(.info, "\u{201C}Night Walk\u{201D} by The Testers (your library)")
+    }
+    // An answer after i stopped the listening is dropped.
+    store.send(.identify, effects: [.nameHeard(seconds: 10)]) {
+      $0.identify = .listening(level: 0, seconds: 0)
+      $0.message = nil
+    }
+    store.send(.identify, effects: [.stopListening]) {
+      $0.identify = nil
+      $0.message = .init(.info, "Stopped listening")
+    }
+    store.send(.heardSong(heard))
   }
 }
 
