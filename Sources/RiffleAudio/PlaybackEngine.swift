@@ -62,6 +62,15 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// How long the decoder waits for bytes before saying "buffering".
   public var stallReportDelay: TimeInterval = 0.5
 
+  /// How long a station's bytes gather on the network side before they are handed on (past its
+  /// first bytes): each wake of the transfer and playing threads then carries a batch, not a
+  /// packet. Well inside a sound server's buffer (`PulseOutput.bufferMilliseconds`), and a
+  /// station's start is not delayed (`TransferLoop.batchAfterBytes`).
+  /// `RIFFLE_LIVE_BATCH=0` turns the batching off: the benchmark measures the station's cost
+  /// both ways in one run (`riffle-bench radio`).
+  static let liveBatchDelay: TimeInterval =
+    ProcessInfo.processInfo.environment["RIFFLE_LIVE_BATCH"] == "0" ? 0 : 0.1
+
   /// How long a live stream may go without giving a sound before it counts as dropped.
   public var liveSilenceLimit: TimeInterval = 10
 
@@ -244,8 +253,10 @@ public final class PlaybackEngine: @unchecked Sendable {
     // length and no limit: the stream goes on as long as it is listened to.
     let id = session.playID
     let onEvent = self.onEvent
+    var request = HTTPRequest(url: session.source, headers: ["Icy-MetaData": "1"], maxBytes: .max)
+    request.batchDelay = Self.liveBatchDelay
     let transfer = client.stream(
-      HTTPRequest(url: session.source, headers: ["Icy-MetaData": "1"], maxBytes: .max),
+      request,
       handlers: StreamHandlers(
         onData: { data in
           let (audio, title) = session.icy.split(data)
