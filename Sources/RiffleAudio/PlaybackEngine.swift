@@ -495,7 +495,10 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// frame count at the end of `session`, or nil when nothing follows.
   private func startFollower(after session: Session) -> Int? {
     let follower: Session? = lock.withLock {
-      guard self.session === session, !session.isCancelled, !session.live, let next = nextRequest
+      // A follower not yet taken over does not chain another: what follows it is not known
+      // until the reducer has moved on to it.
+      guard self.session === session, !session.isCancelled, !session.live, !session.isFollower,
+        let next = nextRequest
       else { return nil }
       let source = cache?.cachedFile(for: next.url) ?? next.url
       let follower = Session(
