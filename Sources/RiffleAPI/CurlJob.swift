@@ -39,6 +39,7 @@ final class CurlJob: @unchecked Sendable {
   /// its headers and its first bytes (a station's burst) come at once, the rest in batches.
   var isBatching: Bool {
     request.batchDelay > 0 && responded && received >= TransferLoop.batchAfterBytes
+      && request.canBatch?() ?? true
   }
 
   /// Makes the easy handle with libcurl's functions `c`; nil when the job ended at once.

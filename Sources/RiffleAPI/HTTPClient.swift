@@ -91,6 +91,9 @@ public struct HTTPRequest: Sendable {
   /// such a stream, the transfer thread lets the socket gather bytes this long between turns
   /// instead of waking (and waking the reader) for every small packet. 0: every packet at once.
   public var batchDelay: TimeInterval = 0
+  /// Asked each turn of a batched stream: false while its reader runs short of bytes (a server
+  /// that sends no burst ahead), so that batching never starves it.
+  public var canBatch: (@Sendable () -> Bool)?
 
   public init(
     url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,

@@ -62,14 +62,16 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// How long the decoder waits for bytes before saying "buffering".
   public var stallReportDelay: TimeInterval = 0.5
 
-  /// How long a station's bytes gather on the network side before they are handed on (past its
-  /// first bytes): each wake of the transfer and playing threads then carries a batch, not a
-  /// packet. Well inside a sound server's buffer (`PulseOutput.bufferMilliseconds`), and a
-  /// station's start is not delayed (`TransferLoop.batchAfterBytes`).
+  /// How long a station's bytes gather on the network side before they are handed on, once
+  /// its first bytes are in (a station's start is not delayed, `TransferLoop.batchAfterBytes`)
+  /// and while the playing thread has bytes ahead of it (`liveBatchHoldOff`): a transfer
+  /// thread's turn costs about as much for one packet as for a batch.
   /// `RIFFLE_LIVE_BATCH=0` turns the batching off: the benchmark measures the station's cost
   /// both ways in one run (`riffle-bench radio`).
   static let liveBatchDelay: TimeInterval =
-    ProcessInfo.processInfo.environment["RIFFLE_LIVE_BATCH"] == "0" ? 0 : 0.1
+    ProcessInfo.processInfo.environment["RIFFLE_LIVE_BATCH"] == "0" ? 0 : 0.5
+  /// How long after the playing thread last waited for a station's bytes they are not batched.
+  static let liveBatchHoldOff: TimeInterval = 5
 
   /// How long a live stream may go without giving a sound before it counts as dropped.
   public var liveSilenceLimit: TimeInterval = 10
@@ -255,6 +257,9 @@ public final class PlaybackEngine: @unchecked Sendable {
     let onEvent = self.onEvent
     var request = HTTPRequest(url: session.source, headers: ["Icy-MetaData": "1"], maxBytes: .max)
     request.batchDelay = Self.liveBatchDelay
+    // Only while the reader has bytes ahead (a server's burst, kept ahead as it plays): a
+    // reader that waited for bytes lately gets every packet at once again.
+    request.canBatch = { !buffer.waitedForBytes(within: Self.liveBatchHoldOff) }
     let transfer = client.stream(
       request,
       handlers: StreamHandlers(

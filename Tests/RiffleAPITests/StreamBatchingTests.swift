@@ -39,6 +39,10 @@ private final class ChunkCounter: @unchecked Sendable {
 
 @Suite("A station's bytes batched on the transfer thread", .serialized)
 struct StreamBatchingTests {
+  /// A client of the tests' own: batching holds only while every transfer on its thread is a
+  /// batched stream, and other suites use the shared client at the same time.
+  let client = HTTPClient()
+
   @Test("past its first 64 KB, a batched stream is handed on in batches (not every packet), whole")
   func batches() throws {
     // 128 KB/s sent in 6.4 KB pieces every 50 ms: two seconds of them past the first 64 KB.
@@ -51,7 +55,7 @@ struct StreamBatchingTests {
       let counter = ChunkCounter()
       var request = HTTPRequest(url: server.url("/live.mp3"))
       request.batchDelay = batchDelay
-      HTTPClient.shared.stream(request, handlers: counter.handlers)
+      client.stream(request, handlers: counter.handlers)
       return try #require(counter.result(timeout: 15))
     }
     let (plain, packets) = try run(batchDelay: 0)
@@ -74,13 +78,13 @@ struct StreamBatchingTests {
     let counter = ChunkCounter()
     var request = HTTPRequest(url: server.url("/live.mp3"))
     request.batchDelay = 2
-    let transfer = HTTPClient.shared.stream(request, handlers: counter.handlers)
+    let transfer = client.stream(request, handlers: counter.handlers)
     defer { transfer.cancel() }
     // Past the first 64 KB: the transfer thread now sleeps 2 s between turns.
     Thread.sleep(forTimeInterval: 1.2)
     let began = Date()
     let other = ChunkCounter()
-    HTTPClient.shared.stream(HTTPRequest(url: server.url("/page")), handlers: other.handlers)
+    client.stream(HTTPRequest(url: server.url("/page")), handlers: other.handlers)
     let (page, _) = try #require(other.result(timeout: 5))
     #expect(page == Data("ok".utf8))
     #expect(Date().timeIntervalSince(began) < 1, "the page waited for the batch")
