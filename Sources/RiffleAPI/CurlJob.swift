@@ -35,6 +35,13 @@ final class CurlJob: @unchecked Sendable {
     self.body = request.body ?? Data()
   }
 
+  /// True once a batched stream (`HTTPRequest.batchDelay`) is past its start: its connection,
+  /// its headers and its first bytes (a station's burst) come at once, the rest in batches.
+  var isBatching: Bool {
+    request.batchDelay > 0 && responded && received >= TransferLoop.batchAfterBytes
+      && request.canBatch?() ?? true
+  }
+
   /// Makes the easy handle with libcurl's functions `c`; nil when the job ended at once.
   func start(_ library: UnsafePointer<RiffleCurl>) -> UnsafeMutableRawPointer? {
     self.library = library

@@ -86,6 +86,14 @@ public struct HTTPRequest: Sendable {
   public var maxBytes: Int
   /// Ask for the bytes from this offset on (an HTTP Range request).
   public var offset: Int64
+  /// For a stream that goes on as long as it is listened to (a radio station): once it has
+  /// received its first `TransferLoop.batchAfterBytes`, and while every transfer under way is
+  /// such a stream, the transfer thread lets the socket gather bytes this long between turns
+  /// instead of waking (and waking the reader) for every small packet. 0: every packet at once.
+  public var batchDelay: TimeInterval = 0
+  /// Asked each turn of a batched stream: false while its reader runs short of bytes (a server
+  /// that sends no burst ahead), so that batching never starves it.
+  public var canBatch: (@Sendable () -> Bool)?
 
   public init(
     url: URL, method: String = "GET", headers: [String: String] = [:], body: Data? = nil,

@@ -23,6 +23,12 @@ final class TransferLoop: @unchecked Sendable {
   private let wakeUp = DispatchSemaphore(value: 0)
   /// How long the loop sleeps with nothing to do: a wake-up ends the wait early.
   static let idleWait: Int32 = 3_600_000
+  /// What a batched stream (`HTTPRequest.batchDelay`) receives before its bytes are batched:
+  /// its start plays as soon as it comes.
+  static let batchAfterBytes = 64 * 1024
+  /// True while the loop sleeps between a batched stream's turns: a wake-up then also signals
+  /// `wakeUp`, so a new or cancelled transfer is not held up by the batching.
+  private var batching = false
 
   /// Hands a transfer to the loop; its callbacks run on the loop's thread.
   func add(_ job: CurlJob) { add(.curl(job)) }
@@ -48,8 +54,12 @@ final class TransferLoop: @unchecked Sendable {
   func wake() {
     // Checked under the lock the loop publishes `multi` under: a wake-up before that is a
     // semaphore signal, which the loop sees before it first waits in curl.
-    if let multi = lock.withLock({ multi }) {
+    let (multi, batching): (UnsafeMutableRawPointer?, Bool) = lock.withLock {
+      (self.multi, self.batching)
+    }
+    if let multi {
       _ = riffle_curl()?.pointee.curl_multi_wakeup(multi)
+      if batching { wakeUp.signal() }
     } else {
       wakeUp.signal()
     }
@@ -129,11 +139,28 @@ final class TransferLoop: @unchecked Sendable {
         let wait =
           !files.isEmpty
           ? 0 : active.isEmpty ? Self.idleWait : Int32(timeout < 0 ? 1000 : min(timeout, 1000))
+        if files.isEmpty, !active.isEmpty, active.values.allSatisfy(\.isBatching) {
+          // Only stations playing: let their sockets gather a batch before the next turn.
+          let delay = active.values.map(\.request.batchDelay).min() ?? 0
+          gatherBatch(for: min(delay, Double(wait) / 1000))
+        }
         _ = c.curl_multi_poll(multi, nil, 0, wait, nil)
       } else if files.isEmpty {
         wakeUp.wait()
       }
     }
+  }
+
+  /// Sleeps `seconds` unless a transfer is added or cancelled meanwhile (`wake`).
+  private func gatherBatch(for seconds: TimeInterval) {
+    let sleep = lock.withLock {
+      guard pending.isEmpty else { return false }
+      batching = true
+      return true
+    }
+    guard sleep else { return }
+    _ = wakeUp.wait(timeout: .now() + seconds)
+    lock.withLock { batching = false }
   }
 
   /// What a transfer says when libcurl cannot be loaded.

@@ -26,6 +26,16 @@ final class EffectRunner {
     self.answer = answer
   }
 
+  /// The following song last told to the engine.
+  private var preparedNext: Song?
+
+  /// Tells the engine which song follows the current one, when that changed (gapless).
+  func prepareNext(_ song: Song?) {
+    guard song != preparedNext else { return }
+    preparedNext = song
+    clients.audio.prepareNext(song)
+  }
+
   /// Seconds heard of a play request, nil if it is not the current one (read by the ticker).
   func position(of playID: Int) -> Double? {
     clients.audio.position(playID)

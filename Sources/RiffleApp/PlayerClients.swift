@@ -186,6 +186,9 @@ public struct AudioClient: Sendable {
   public var setGain: @Sendable (Double) -> Void
   /// Stops what plays (its download too); the output stays open.
   public var stop: @Sendable () -> Void
+  /// The song that follows the current one when it ends (`PlayerState.followingSong`), opened
+  /// early so the two join without a gap.
+  public var prepareNext: @Sendable (Song?) -> Void = { _ in }
 
   public init(
     play: @escaping @Sendable (Song, Int) -> Void, pause: @escaping @Sendable () -> Void,
@@ -193,8 +196,10 @@ public struct AudioClient: Sendable {
     position: @escaping @Sendable (Int) -> Double?,
     shutdown: @escaping @Sendable () -> Void,
     setGain: @escaping @Sendable (Double) -> Void = { _ in },
-    stop: @escaping @Sendable () -> Void = {}
+    stop: @escaping @Sendable () -> Void = {},
+    prepareNext: @escaping @Sendable (Song?) -> Void = { _ in }
   ) {
+    self.prepareNext = prepareNext
     self.stop = stop
     self.play = play
     self.pause = pause
@@ -258,7 +263,12 @@ public struct AudioClient: Sendable {
         engine.shutdown()
       },
       setGain: { engine.setGain($0) },
-      stop: { engine.stop() })
+      stop: { engine.stop() },
+      prepareNext: { song in
+        // An episode may start where it was left: it is opened when asked for, not early.
+        let early = song.flatMap { positions != nil && $0.id.hasPrefix("podcast:") ? nil : $0 }
+        engine.prepare(next: early?.audioURL, gainDB: early?.replayGain.map(Double.init))
+      })
   }
 }
 

@@ -84,6 +84,7 @@ public final class PlayerViewModel {
       let asked = reduce(&state, action)
       if !state.songs.isEmpty { motion.pageChanged(from: before, to: state.index) }
       for effect in asked { effects.run(effect) }
+      effects.prepareNext(state.followingSong)
       changes.append((asked, state))
       actions.append(contentsOf: answers)
       answers = []

@@ -47,12 +47,31 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// See `setGain`.
   private var gain = 1.0
 
-  /// Frames of the current request heard so far, and the request they belong to.
-  private var heardFrames = 0
+  /// Frames written to the output since it was first opened, across songs.
+  private var totalFrames = 0
+  /// The request whose position is shown: `totalFrames` stood at `heardBase` at its frame 0,
+  /// and at `heardEnd` after its last frame once a following song writes on (gapless).
   private var heardPlayID = 0
+  private var heardBase = 0
+  private var heardEnd: Int?
+  /// What plays after the current song, if known (`prepare(next:)`).
+  private var nextRequest: NextRequest?
+  /// A song whose last frames the output still holds while the song after it already writes.
+  private var tail: Session?
 
   /// How long the decoder waits for bytes before saying "buffering".
   public var stallReportDelay: TimeInterval = 0.5
+
+  /// How long a station's bytes gather on the network side before they are handed on, once
+  /// its first bytes are in (a station's start is not delayed, `TransferLoop.batchAfterBytes`)
+  /// and while the playing thread has bytes ahead of it (`liveBatchHoldOff`): a transfer
+  /// thread's turn costs about as much for one packet as for a batch.
+  /// `RIFFLE_LIVE_BATCH=0` turns the batching off: the benchmark measures the station's cost
+  /// both ways in one run (`riffle-bench radio`).
+  static let liveBatchDelay: TimeInterval =
+    ProcessInfo.processInfo.environment["RIFFLE_LIVE_BATCH"] == "0" ? 0 : 0.5
+  /// How long after the playing thread last waited for a station's bytes they are not batched.
+  static let liveBatchHoldOff: TimeInterval = 5
 
   /// How long a live stream may go without giving a sound before it counts as dropped.
   public var liveSilenceLimit: TimeInterval = 10
@@ -83,17 +102,42 @@ public final class PlaybackEngine: @unchecked Sendable {
   /// metadata (titles come back as `.streamTitle`), is never cached, and reports its end, a
   /// failed connection or `liveSilenceLimit` without sound as `.dropped`.
   public func play(_ url: URL, playID: Int, gainDB: Double? = nil, live: Bool = false) {
-    Trace.mark("play \(playID)")
     let source = live ? url : cache?.cachedFile(for: url) ?? url
-    let session = Session(
-      playID: playID, source: source, original: url,
-      gain: gainDB.map { min(1, pow(10, $0 / 20)) } ?? 1, live: live)
+    let gain = gainDB.map { min(1, pow(10, $0 / 20)) } ?? 1
+    let session = Session(playID: playID, source: source, original: url, gain: gain, live: live)
+    // The song already playing on after the one before (gapless): it takes this request's number.
+    let adopted: Session? = lock.withLock {
+      guard !live, let current = self.session, current.isFollower, !current.isCancelled,
+        current.original == url, current.gain == gain
+      else { return nil }
+      tail?.cancel()
+      tail = nil
+      paused = false
+      heardPlayID = playID
+      heardBase = current.startMark ?? totalFrames
+      heardEnd = nil
+      lock.broadcast()
+      return current
+    }
+    if let adopted {
+      Trace.mark("play \(playID)")
+      let held = adopted.adopt(as: playID)
+      if held.contains(where: { if case .started = $0 { true } else { false } }) {
+        Trace.mark("sample \(playID)")
+      }
+      for event in held { onEvent(event) }
+      return
+    }
+    Trace.mark("play \(playID)")
     lock.withLock {
       self.session?.cancel()
       self.session = session
+      tail?.cancel()
+      tail = nil
       paused = false
-      heardFrames = 0
       heardPlayID = playID
+      heardBase = totalFrames
+      heardEnd = nil
       lock.broadcast()
     }
     startDownload(session, from: 0)
@@ -103,6 +147,19 @@ public final class PlaybackEngine: @unchecked Sendable {
       run(session)
     }
     thread.start()
+  }
+
+  /// Says which song follows the current one when it ends by itself (nil: none known, or not
+  /// one to prepare, such as a station). When the current song's bytes are all decoded, the
+  /// engine opens this one and writes its sound into the same output right after, so nothing
+  /// is lost between them; the current song is still reported `.finished` once its last sample
+  /// is heard, and a `play` of this URL then takes over the song already playing.
+  public func prepare(next url: URL?, gainDB: Double? = nil) {
+    lock.withLock {
+      nextRequest = url.map {
+        NextRequest(url: $0, gain: gainDB.map { min(1, pow(10, $0 / 20)) } ?? 1)
+      }
+    }
   }
 
   public func pause() {
@@ -139,6 +196,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     lock.withLock {
       session?.cancel()
       session = nil
+      tail?.cancel()
+      tail = nil
       lock.broadcast()
     }
   }
@@ -156,8 +215,9 @@ public final class PlaybackEngine: @unchecked Sendable {
   public func position(playID: Int) -> Double? {
     lock.withLock {
       guard heardPlayID == playID else { return nil }
-      let queued = max(0, output?.queuedSeconds() ?? 0)
-      return max(0, Double(heardFrames) / Double(PCMFormat.sampleRate) - queued)
+      var frames = totalFrames - queuedFrames() - heardBase
+      if let heardEnd { frames = min(frames, heardEnd - heardBase) }
+      return max(0, Double(frames) / Double(PCMFormat.sampleRate))
     }
   }
 
@@ -195,8 +255,13 @@ public final class PlaybackEngine: @unchecked Sendable {
     // length and no limit: the stream goes on as long as it is listened to.
     let id = session.playID
     let onEvent = self.onEvent
+    var request = HTTPRequest(url: session.source, headers: ["Icy-MetaData": "1"], maxBytes: .max)
+    request.batchDelay = Self.liveBatchDelay
+    // Only while the reader has bytes ahead (a server's burst, kept ahead as it plays): a
+    // reader that waited for bytes lately gets every packet at once again.
+    request.canBatch = { !buffer.waitedForBytes(within: Self.liveBatchHoldOff) }
     let transfer = client.stream(
-      HTTPRequest(url: session.source, headers: ["Icy-MetaData": "1"], maxBytes: .max),
+      request,
       handlers: StreamHandlers(
         onData: { data in
           let (audio, title) = session.icy.split(data)
@@ -211,7 +276,6 @@ public final class PlaybackEngine: @unchecked Sendable {
   // MARK: - The playing thread
 
   private func run(_ session: Session) {
-    let id = session.playID
     let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 32_768, alignment: 16)
     defer { scratch.deallocate() }
     var decoder: AudioDecoder?
@@ -223,13 +287,15 @@ public final class PlaybackEngine: @unchecked Sendable {
     var lastSound = Date()
 
     func fail(_ reason: String) {
-      if !session.isCancelled { onEvent(.failed(playID: id, reason)) }
+      if !session.isCancelled { emit(session) { .failed(playID: $0, reason) } }
       session.cancel()
     }
 
     /// A live stream that stopped; the reducer decides whether to connect again.
     func drop(_ reason: String, transient: Bool) {
-      if !session.isCancelled { onEvent(.dropped(playID: id, reason, transient: transient)) }
+      if !session.isCancelled {
+        emit(session) { .dropped(playID: $0, reason, transient: transient) }
+      }
       session.cancel()
     }
 
@@ -243,13 +309,13 @@ public final class PlaybackEngine: @unchecked Sendable {
           guard count > 0 else { continue }
           lastSound = Date()
           if !soundReported || buffering {
-            if !soundReported { Trace.mark("sample \(id)") }
+            if !soundReported, !session.isFollower { Trace.mark("sample \(session.playID)") }
             soundReported = true
             buffering = false
             // A stream without a length (a radio station) has none; mpg123 would guess one
             // from the bytes so far.
             let duration = session.bytes.expectedLength == nil ? nil : decoder.duration
-            onEvent(.started(playID: id, duration: duration))
+            emit(session) { .started(playID: $0, duration: duration) }
           }
           let pcm = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
           PCMGain.apply(lock.withLock { gain } * session.gain, to: pcm)
@@ -280,7 +346,7 @@ public final class PlaybackEngine: @unchecked Sendable {
         case .timedOut:
           if soundReported && !buffering && !session.hasPendingSeek {
             buffering = true
-            onEvent(.buffering(playID: id))
+            emit(session) { .buffering(playID: $0) }
           }
         case .failed(let error):
           let reason = (error as? HTTPError)?.userMessage ?? String(describing: error)
@@ -319,8 +385,15 @@ public final class PlaybackEngine: @unchecked Sendable {
             return
           }
           keepInCache(session)
+          if let mark = startFollower(after: session) {
+            // The next song writes on into the output; this one ends when its last sample is
+            // heard.
+            waitForTail(of: session, endingAt: mark)
+            if !session.isCancelled { emit(session) { .finished(playID: $0) } }
+            return
+          }
           waitForOutputToDrain(session)
-          if !session.isCancelled { onEvent(.finished(playID: id)) }
+          if !session.isCancelled { emit(session) { .finished(playID: $0) } }
           closeOutputIfIdle(after: session)
           return
         }
@@ -347,7 +420,8 @@ public final class PlaybackEngine: @unchecked Sendable {
     }
     lock.withLock {
       guard self.session === session else { return }
-      heardFrames = Int(reached)
+      heardBase = totalFrames - Int(reached)
+      heardEnd = nil
       output?.restartPacing()
     }
   }
@@ -387,7 +461,7 @@ public final class PlaybackEngine: @unchecked Sendable {
       }
       if let outputError {
         lock.unlock()
-        onEvent(.failed(playID: session.playID, outputError))
+        emit(session) { .failed(playID: $0, outputError) }
         return false
       }
     }
@@ -401,12 +475,73 @@ public final class PlaybackEngine: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     guard self.session === session, !session.isCancelled else { return false }
-    heardFrames += pcm.count / PCMFormat.bytesPerFrame
+    if session.startMark == nil { session.startMark = totalFrames }
+    totalFrames += pcm.count / PCMFormat.bytesPerFrame
     if wait > 0 {
       // Wake early for cancel, pause or seek.
       _ = lock.wait(until: Date().addingTimeInterval(wait))
     }
     return self.session === session && !session.isCancelled
+  }
+
+  /// Frames the output holds that are not heard yet (call holding `lock`).
+  private func queuedFrames() -> Int {
+    Int(max(0, output?.queuedSeconds() ?? 0) * Double(PCMFormat.sampleRate))
+  }
+
+  /// Sends an event about `session`; a following song not yet asked for keeps its events until
+  /// the `play` that takes it over.
+  private func emit(_ session: Session, _ event: @escaping (Int) -> PlaybackEvent) {
+    if let id = session.reportingID(holding: event) { onEvent(event(id)) }
+  }
+
+  /// Once `session`'s bytes are all decoded and written: when a song to follow is known, opens
+  /// it on a thread of its own, writing into the same output (gapless). Returns the output's
+  /// frame count at the end of `session`, or nil when nothing follows.
+  private func startFollower(after session: Session) -> Int? {
+    let follower: Session? = lock.withLock {
+      // A follower not yet taken over does not chain another: what follows it is not known
+      // until the reducer has moved on to it.
+      guard self.session === session, !session.isCancelled, !session.live, !session.isFollower,
+        let next = nextRequest
+      else { return nil }
+      let source = cache?.cachedFile(for: next.url) ?? next.url
+      let follower = Session(
+        playID: Session.followerID, source: source, original: next.url, gain: next.gain)
+      self.session = follower
+      tail = session
+      heardEnd = totalFrames
+      return follower
+    }
+    guard let follower else { return nil }
+    startDownload(follower, from: 0)
+    let thread = Thread { [self] in
+      riffle_name_current_thread("riffle-playback")
+      run(follower)
+    }
+    thread.start()
+    return lock.withLock { heardEnd }
+  }
+
+  /// Waits until the output has played everything up to `mark` (frames written in all), the
+  /// end of `session`, while the song after it writes on.
+  private func waitForTail(of session: Session, endingAt mark: Int) {
+    lock.withLock {
+      var before = Int.max
+      while tail === session, !session.isCancelled {
+        if paused {
+          waitWhilePaused()
+          before = .max
+          continue
+        }
+        let left = mark - (totalFrames - queuedFrames())
+        // A sound server's figure may stop short: stop when it no longer falls.
+        if left <= 0 || left >= before { break }
+        before = left
+        _ = lock.wait(until: Date().addingTimeInterval(Double(left) / Double(PCMFormat.sampleRate)))
+      }
+      if tail === session { tail = nil }
+    }
   }
 
   /// Waits (holding `lock`) until woken; once a pause has lasted `closeOutputAfterPause`, a
@@ -459,7 +594,16 @@ public final class PlaybackEngine: @unchecked Sendable {
 
 /// One play request: its bytes, its download, its pending seek, its cancellation.
 private final class Session: @unchecked Sendable {
-  let playID: Int
+  /// The request number of a song started to follow another before any `play` asked for it.
+  static let followerID = -1
+
+  /// The request number; `followerID` until a following song is taken over.
+  var playID: Int { lock.withLock { id } }
+  private var id: Int
+  /// Events of a following song, kept until it is taken over.
+  private var held: [(Int) -> PlaybackEvent] = []
+  /// The engine's `totalFrames` when this request's first frame was written (engine's lock).
+  var startMark: Int?
   /// Where the bytes come from: the song's URL, or its copy in the cache.
   let source: URL
   let original: URL
@@ -481,7 +625,7 @@ private final class Session: @unchecked Sendable {
 
   init(playID: Int, source: URL, original: URL, gain: Double = 1, live: Bool = false) {
     self.live = live
-    self.playID = playID
+    self.id = playID
     self.source = source
     self.original = original
     self.gain = gain
@@ -496,6 +640,26 @@ private final class Session: @unchecked Sendable {
   }
 
   var isCancelled: Bool { bytes.isCancelled }
+
+  var isFollower: Bool { playID == Self.followerID }
+
+  /// The number to report `event` under, or nil when it is kept for the takeover.
+  func reportingID(holding event: @escaping (Int) -> PlaybackEvent) -> Int? {
+    lock.withLock {
+      guard id == Self.followerID else { return id }
+      held.append(event)
+      return nil
+    }
+  }
+
+  /// Takes a following song over as request `playID`; returns the events it kept.
+  func adopt(as playID: Int) -> [PlaybackEvent] {
+    lock.withLock {
+      id = playID
+      defer { held = [] }
+      return held.map { $0(playID) }
+    }
+  }
 
   func cancel() {
     bytes.cancel()
@@ -524,6 +688,12 @@ private final class Session: @unchecked Sendable {
       return pendingSeek
     }
   }
+}
+
+/// The song that follows the current one (`PlaybackEngine.prepare(next:)`).
+private struct NextRequest {
+  let url: URL
+  let gain: Double
 }
 
 extension DiskCache: AudioCache {

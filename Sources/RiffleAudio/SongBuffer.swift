@@ -175,6 +175,17 @@ final class SongBuffer: @unchecked Sendable {
     condition.withLock { condition.broadcast() }
   }
 
+  /// When a read last had to wait for bytes that had not arrived (the reader ran short).
+  private var lastWait: Date?
+
+  /// True when a read waited for bytes within the last `seconds` (or none has read yet).
+  func waitedForBytes(within seconds: TimeInterval) -> Bool {
+    condition.withLock {
+      guard let lastWait else { return position == base && data.isEmpty }
+      return Date().timeIntervalSince(lastWait) < seconds
+    }
+  }
+
   /// The most one read hands over: what has arrived beyond it waits here for the next read.
   /// The decoder keeps what it is fed until it has decoded it (mpg123 copies it into a feed
   /// buffer of its own), so handing it a whole download at once held the song twice.
@@ -186,6 +197,7 @@ final class SongBuffer: @unchecked Sendable {
     condition.withLock {
       let deadline = Date().addingTimeInterval(timeout)
       while available == 0 && !finished && !cancelled && !interrupt() {
+        lastWait = Date()
         if !condition.wait(until: deadline) { break }
       }
       if cancelled { return .cancelled }

@@ -14,6 +14,7 @@ extension SystemFigures {
     defer { station.stop() }
     guard station.waitForMount() else { throw BenchError("the Icecast mount never came up") }
     var riffle: [Double] = []
+    var unbatched: [Double] = []
     var mpg123: [Double] = []
     var riffleServer: [Double] = []
     var mpg123Server: [Double] = []
@@ -30,6 +31,17 @@ extension SystemFigures {
         let (player, server) = try measureStationCPU([pid, pulse.pid], after: 2, over: window)
         riffle.append(player)
         riffleServer.append(server)
+      }
+      do {
+        // The same binary as before a station's bytes were batched (every packet handed on).
+        let pulse = try PrivatePulseServer()
+        let run = try PlayerRun(
+          arguments: [station.streamURL, "--audio", "pulse"],
+          environment: pulse.environment.merging(["RIFFLE_LIVE_BATCH": "0"]) { $1 })
+        defer { run.stop() }
+        let pid = try run.pid()
+        try run.waitForSample(1)
+        unbatched.append(try measureStationCPU([pid, pulse.pid], after: 2, over: window).0)
       }
       do {
         let pulse = try PrivatePulseServer()
@@ -52,6 +64,10 @@ extension SystemFigures {
         figure: "CPU playing a live station (one core)", value: Self.median(riffle),
         peerName: "mpg123", peerValue: Self.median(mpg123), format: Self.percent,
         target: "<= 1.5x mpg123", method: method),
+      Bench.Row(
+        figure: "CPU playing a live station, bytes not batched (RIFFLE_LIVE_BATCH=0)",
+        value: Self.median(unbatched), peerName: "mpg123", peerValue: Self.median(mpg123),
+        format: Self.percent, target: "(before batching)", method: method),
       Bench.Row(
         figure: "PulseAudio server CPU while a station plays", value: Self.median(riffleServer),
         peerName: "for mpg123", peerValue: Self.median(mpg123Server), format: Self.percent,

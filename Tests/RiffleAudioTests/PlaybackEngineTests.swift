@@ -200,3 +200,101 @@ extension PlaybackEvent {
     return nil
   }
 }
+
+/// A real output that counts the frames it has been given (to see what was written when).
+private final class CountingOutput: AudioOutput, @unchecked Sendable {
+  private let inner: any AudioOutput
+  private let lock = NSLock()
+  private var count = 0
+
+  init(_ inner: any AudioOutput) { self.inner = inner }
+
+  var frames: Int { lock.withLock { count } }
+  var driverName: String { inner.driverName }
+  var closesWhenPaused: Bool { inner.closesWhenPaused }
+  var tap: PCMTap { inner.tap }
+  func write(_ pcm: UnsafeRawBufferPointer) -> TimeInterval {
+    lock.withLock { count += pcm.count / PCMFormat.bytesPerFrame }
+    return inner.write(pcm)
+  }
+  func restartPacing() { inner.restartPacing() }
+  func queuedSeconds(at now: Date) -> Double { inner.queuedSeconds(at: now) }
+  func close() { inner.close() }
+}
+
+@Suite("Playback engine: the next song written on without a gap", .serialized)
+struct PlaybackEngineGaplessTests {
+  @Test(
+    "with the next song prepared, it is written before the first is reported finished; its play takes it over"
+  )
+  func followerTakesOver() throws {
+    let dir = try TemporaryDirectory()
+    let wav = dir.file("out.wav")
+    let log = EventLog()
+    let opened = LockedOutput()
+    let engine = PlaybackEngine(
+      output: {
+        let output = CountingOutput(try AudioDriverChoice.wav(wav.path).open())
+        opened.set(output)
+        return output
+      },
+      onEvent: { event in
+        if case .finished(1) = event { opened.markFinished() }
+        log.append(event)
+      })
+    let first = TestFiles.fixture("short-1.mp3")
+    let second = TestFiles.fixture("short-2.mp3")
+    engine.prepare(next: second)
+    engine.play(first, playID: 1)
+    #expect(log.wait(timeout: 10) { $0 == .finished(playID: 1) })
+    // The reducer's answer to the end: play the next song, which is already playing.
+    engine.play(second, playID: 2)
+    engine.prepare(next: nil)
+    #expect(log.wait(timeout: 10) { $0 == .finished(playID: 2) })
+    engine.shutdown()
+
+    let firstFrames = try WAVFile.decodedByMPG123(first).frames
+    let secondFrames = try WAVFile.decodedByMPG123(second).frames
+    // When the first was reported finished (its last sample heard), the second was already
+    // being written: a sound card had no moment without audio.
+    let atFinish = try #require(opened.framesAtFinish)
+    #expect(atFinish > firstFrames + 2_205, "\(atFinish) frames written at the first's end")
+    // Both whole, once each: the second was not started again by its play.
+    let written = try WAVFile.read(wav)
+    #expect(abs(written.frames - firstFrames - secondFrames) <= 2 * 1152)
+    let started = log.all.filter { if case .started = $0 { true } else { false } }
+    #expect(
+      started.count == 2
+        && started.last.map { if case .started(2, _) = $0 { true } else { false } } == true,
+      "\(log.all)")
+    #expect(!log.all.contains { if case .failed = $0 { true } else { false } })
+  }
+
+  @Test("a play of another song during the first's tail stops the prepared one; only it plays on")
+  func otherSongReplacesFollower() throws {
+    let dir = try TemporaryDirectory()
+    let (engine, log, wav) = engineWritingWAV(in: dir)
+    engine.prepare(next: TestFiles.fixture("short-2.mp3"))
+    engine.play(TestFiles.fixture("short-1.mp3"), playID: 1)
+    #expect(log.wait(timeout: 10) { $0 == .finished(playID: 1) })
+    engine.prepare(next: nil)
+    engine.play(TestFiles.fixture("short-1.mp3"), playID: 2)
+    #expect(log.wait(timeout: 10) { $0 == .finished(playID: 2) })
+    engine.shutdown()
+    let written = try WAVFile.read(wav)
+    let expected = try 2 * WAVFile.decodedByMPG123(TestFiles.fixture("short-1.mp3")).frames
+    // Whatever of the prepared song was written before the play (at most the output's lead).
+    #expect(written.frames >= expected - 2 * 1152 && written.frames < expected + 22_050)
+  }
+}
+
+/// The output the engine opened, and the frames it had been given at the first song's end.
+private final class LockedOutput: @unchecked Sendable {
+  private let lock = NSLock()
+  private var output: CountingOutput?
+  private var atFinish: Int?
+
+  func set(_ output: CountingOutput) { lock.withLock { self.output = output } }
+  func markFinished() { lock.withLock { atFinish = output?.frames } }
+  var framesAtFinish: Int? { lock.withLock { atFinish } }
+}

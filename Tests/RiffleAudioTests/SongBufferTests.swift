@@ -389,4 +389,25 @@ struct SongBufferTests {
     buffer.finish(nil, generation: generation)
     #expect(buffer.completeData == slice(0, 700))
   }
+
+  @Test("a station's bytes may be batched only while the reader has not run short lately")
+  func waitedForBytes() {
+    let buffer = SongBuffer()
+    let generation = buffer.restart(at: 0)
+    // Nothing read yet, nothing here: not to be batched.
+    #expect(buffer.waitedForBytes(within: 5))
+    _ = buffer.append(Data(repeating: 1, count: 1_000), generation: generation)
+    guard case .bytes = buffer.read(timeout: 0.05) else {
+      Issue.record("the bytes were not read")
+      return
+    }
+    #expect(!buffer.waitedForBytes(within: 5))
+    // The reader waits: it ran short.
+    guard case .timedOut = buffer.read(timeout: 0.05) else {
+      Issue.record("the read did not wait")
+      return
+    }
+    #expect(buffer.waitedForBytes(within: 5))
+    #expect(!buffer.waitedForBytes(within: 0))
+  }
 }

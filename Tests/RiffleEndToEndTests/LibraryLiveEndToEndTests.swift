@@ -136,6 +136,69 @@ struct LibraryLiveEndToEndTests {
   }
 
   @Test(
+    "on a sound server (a private PulseAudio's null sink, recorded): two album neighbours splitting one sine join without a gap"
+  )
+  func gaplessOnASoundServer() throws {
+    let pulse = try PrivatePulseServer()
+    let library = try LiveLibrary("riffle-live-gapless-pulse")
+    // 441 Hz: a period is exactly 100 samples at 44.1 kHz, so the second file starts in the
+    // phase the first one ends in.
+    let split = 88_200  // 2 s
+    let tags = ["artist": "Join", "album": "Seam"]
+    try library.add(
+      "Join/Seam/1.flac", hz: 441, seconds: 3.5,
+      tags: tags.merging(["title": "First Half", "track": "1"]) { $1 },
+      filter: "atrim=end_sample=\(split)")
+    try library.add(
+      "Join/Seam/2.flac", hz: 441, seconds: 3.5,
+      tags: tags.merging(["title": "Second Half", "track": "2"]) { $1 },
+      filter: "atrim=start_sample=\(split),asetpts=N/SR/TB")
+    // The sink's monitor, recorded from before the first song starts to after the second ends:
+    // what a sound card would have played, in real time.
+    let recorded = LockedBox<Result<[Int16], Error>>()
+    let recorder = Thread { recorded.set(Result { try pulse.recordSink(seconds: 9) }) }
+    recorder.start()
+    usleep(500_000)
+    let tmux = try TmuxSession(
+      command: [TestFiles.riffleBinary, library.music.path, "--audio", "pulse"],
+      environment: library.home.xdgEnvironment.merging(pulse.environment) { $1 }.merging([
+        "LANG": "C.UTF-8"
+      ]) { $1 }, width: 100, height: 30)
+    defer { tmux.kill() }
+    try tmux.waitForAll("First Half", "1 / 2")
+    try tmux.waitFor("Second Half", timeout: 10)
+    try tmux.waitFor("End of the library", timeout: 10)
+    let capture = try recorded.wait(timeout: 15).get()
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+
+    let left = stride(from: 0, to: capture.count - 1, by: 2).map { Double(capture[$0]) }
+    let loud = left.indices.filter { abs(left[$0]) > 200 }
+    let first = try #require(loud.first, "nothing was heard")
+    let last = try #require(loud.last)
+    let tone = left[first...last]
+    let peak = tone.map(abs).max() ?? 0
+    // The monitor may give nothing for a moment after the first stream starts (the tone's
+    // start can be missed; `gaplessNeighbours` counts the samples in a WAV capture), but the
+    // tone's end, 2 s after the join, is recorded, and the join well inside it.
+    #expect(last < left.count - 4_410, "tone to \(last) of \(left.count)")
+    #expect(last - first > split + 44_100, "tone of \(last - first) samples")
+    // No quiet stretch: every 5 ms (two periods, 200 samples) has the tone's loudness.
+    var quiet: [Int] = []
+    for window in stride(from: first, to: last - 200, by: 100) {
+      let slice = left[window..<window + 200]
+      let rms = (slice.map { $0 * $0 }.reduce(0, +) / 200).squareRoot()
+      if abs(rms - peak / 2.0.squareRoot()) > peak * 0.1 { quiet.append(window - first) }
+    }
+    #expect(quiet.isEmpty, "quiet or broken 5 ms windows at samples \(quiet.prefix(10))")
+    // No step: no two samples further apart than the sine's steepest slope allows.
+    let steepest = peak * 2 * Double.pi * 441 / 44_100
+    let largest = zip(tone, tone.dropFirst()).map { abs($1 - $0) }.max() ?? 0
+    #expect(
+      largest <= steepest * 1.05 + 2, "a step of \(largest) (the sine's steepest: \(steepest))")
+  }
+
+  @Test(
     "a file copied into the folder while riffle plays shows up without a restart; one removed goes")
   func watched() throws {
     let library = try LiveLibrary("riffle-live-watch")
@@ -201,5 +264,28 @@ struct LibraryLiveEndToEndTests {
     #expect(!screen.contains("Scanning"))
     again.sendKeys("q")
     #expect(try again.waitForExit() == 0)
+  }
+}
+
+/// A value one thread sets and another waits for.
+private final class LockedBox<Value>: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var value: Value?
+
+  func set(_ new: Value) {
+    condition.withLock {
+      value = new
+      condition.broadcast()
+    }
+  }
+
+  func wait(timeout: Double) throws -> Value {
+    let deadline = Date().addingTimeInterval(timeout)
+    return try condition.withLock {
+      while value == nil {
+        guard condition.wait(until: deadline) else { throw TmuxError("nothing came in time") }
+      }
+      return value!
+    }
   }
 }
