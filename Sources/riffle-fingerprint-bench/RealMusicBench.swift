@@ -353,7 +353,7 @@ enum RealMusicBench {
       return Noise.pink.add(to: Array(wet.prefix(count)), snr: 10, random: &random)
     case .phone:
       let gsm = scratch.url.appendingPathComponent("q\(tag).gsm").path
-      try runSox(
+      _ = try runSox(
         ["-t", "f32", "-r", "44100", "-c", "1", "-"] + ["-r", "8000", "-c", "1", gsm]
           + ["sinc", "300-3400"], input: clip(count))
       defer { try? FileManager.default.removeItem(atPath: gsm) }

@@ -9,9 +9,10 @@ struct PagePictureTests {
   static func cover() throws -> CoverCells {
     let image = RGBAImage(width: 8, height: 8, red: 200, green: 100, blue: 50)
     var cells = CoverArt.render(image, width: 80, height: 24, mode: .trueColor)
-    cells.picture = try #require(
+    let picture = try #require(
       CoverPicture.make(
         image, key: "p", columns: 80, rows: 24, cellPixels: (8, 16), darkRows: 7, darkening: 0.65))
+    cells.picture = picture
     return cells
   }
 
