@@ -42,7 +42,9 @@ struct RadioIdentifyEndToEndTests {
     throw TmuxError("the station never played")
   }
 
-  @Test("a library song the station plays is named after 10 s; a song not there falls back")
+  @Test(
+    "a library song the station plays is named after 10 s, a catalog song from the catalog; a song in neither falls back"
+  )
   func namesLibrarySong() throws {
     let home = try TemporaryDirectory("riffle-radio-identify")
     let song = try library(in: home)
@@ -60,18 +62,43 @@ struct RadioIdentifyEndToEndTests {
     tmux.sendKeys("q")
     #expect(try tmux.waitForExit() == 0)
 
-    // A station playing a song the library does not hold: no song is named, the station's
-    // title is said as before.
-    let other = try IcecastStation(name: "Other FM", genre: "Jazz")
-    defer { other.stop() }
-    let second = try tuneIn(other, home: home)
+    // A station playing a song of the bundled catalog: named from it.
+    let catalogStation = try IcecastStation(name: "Catalog FM", genre: "Pop")
+    defer { catalogStation.stop() }
+    let second = try tuneIn(catalogStation, home: home)
     defer { second.kill() }
     _ = try second.waitFor("0:06", timeout: 15)
     second.sendKeys("i")
-    let fallback = try second.waitFor("No song matched, and the station names none", timeout: 15)
-    #expect(!fallback.contains("(your library)"))
+    let fromCatalog = try second.waitFor("(the bundled catalog)", timeout: 20)
+    #expect(fromCatalog.contains("Neon Orchard"), "\(fromCatalog)")
     second.sendKeys("q")
     #expect(try second.waitForExit() == 0)
+
+    // A station playing what no catalog holds (pink noise): no song is named, the station's
+    // title is said as before.
+    let other = home.file("other.wav")
+    let made = try runProgram(
+      "/usr/bin/ffmpeg",
+      [
+        "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "anoisesrc=d=30:c=pink:a=0.3",
+        other.path,
+      ])
+    #expect(made.status == 0, "\(made.stderr)")
+    let otherStation = try IcecastStation(name: "Other FM", genre: "Jazz", song: other.path)
+    defer { otherStation.stop() }
+    let third = try tuneIn(otherStation, home: home)
+    defer { third.kill() }
+    _ = try third.waitFor("0:06", timeout: 15)
+    third.sendKeys("i")
+    let fallback = try third.waitUntil(timeout: 20) {
+      $0.contains("No song matched") || $0.contains("(your library)")
+        || $0.contains("(the bundled catalog)")
+    }
+    #expect(fallback.contains("No song matched, and the station names none"), "\(fallback)")
+    #expect(!fallback.contains("(your library)"))
+    #expect(!fallback.contains("(the bundled catalog)"))
+    third.sendKeys("q")
+    #expect(try third.waitForExit() == 0)
   }
 }
 
