@@ -122,19 +122,7 @@ extension Config {
   public static func addingServer(
     name: String, url: String, user: String, password: String, to text: String
   ) -> String {
-    func quoted(_ value: String) -> String {
-      var escaped = ""
-      for scalar in value.unicodeScalars {
-        switch scalar {
-        case "\\": escaped += "\\\\"
-        case "\"": escaped += "\\\""
-        case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-          escaped += String(format: "\\u%04X", scalar.value)
-        default: escaped.unicodeScalars.append(scalar)
-        }
-      }
-      return "\"\(escaped)\""
-    }
+    let quoted = tomlString
     var result = text
     if !result.isEmpty && !result.hasSuffix("\n") { result += "\n" }
     if !result.isEmpty { result += "\n" }

@@ -449,22 +449,26 @@ public struct Config: Equatable, Sendable {
     }
   }
 
+  /// `value` as a TOML basic string: quoted, with backslash, quote and control characters
+  /// escaped.
+  static func tomlString(_ value: String) -> String {
+    var escaped = ""
+    for scalar in value.unicodeScalars {
+      switch scalar {
+      case "\\": escaped += "\\\\"
+      case "\"": escaped += "\\\""
+      case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+        escaped += String(format: "\\u%04X", scalar.value)
+      default: escaped.unicodeScalars.append(scalar)
+      }
+    }
+    return "\"\(escaped)\""
+  }
+
   /// The config file's text with `[library] folders` set to `folders`: the section is written
   /// anew (it holds nothing else), everything else in the file is kept as it was, comments too.
   public static func settingLibraryFolders(_ folders: [String], in text: String) -> String {
-    let quoted = folders.map { path -> String in
-      var escaped = ""
-      for scalar in path.unicodeScalars {
-        switch scalar {
-        case "\\": escaped += "\\\\"
-        case "\"": escaped += "\\\""
-        case _ where scalar.value < 0x20 || scalar.value == 0x7F:
-          escaped += String(format: "\\u%04X", scalar.value)
-        default: escaped.unicodeScalars.append(scalar)
-        }
-      }
-      return "  \"\(escaped)\","
-    }
+    let quoted = folders.map { "  \(tomlString($0))," }
     let section = (["[library]", "folders = ["] + quoted + ["]"]).joined(separator: "\n")
     var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     if let start = lines.firstIndex(where: {

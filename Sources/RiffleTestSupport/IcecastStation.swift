@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// A free TCP port on 127.0.0.1, from the kernel.
-private func freeLoopbackPort() throws -> UInt16 {
+public func freeLoopbackPort() throws -> UInt16 {
   let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
   defer { close(fd) }
   var address = sockaddr_in()

@@ -87,7 +87,7 @@ private final class Supysonic {
       try FileManager.default.setAttributes(
         [.modificationDate: date.date!], ofItemAtPath: file.path)
     }
-    port = try Self.freePort()
+    port = try freeLoopbackPort()
     try """
     [base]
     database_uri = sqlite:///\(folder.file("supysonic.db").path)
@@ -169,22 +169,6 @@ private final class Supysonic {
       else { return nil }
       return (payload.first?["track_metadata"] as? [String: Any])?["track_name"] as? String
     }
-  }
-
-  static func freePort() throws -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-      }
-    }
-    guard bound else { throw TmuxError("no free port") }
-    return UInt16(bigEndian: address.sin_port)
   }
 }
 
