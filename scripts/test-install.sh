@@ -63,9 +63,15 @@ grep -q "^riffle [0-9]" <<<"$version" || fail "--version: $version"
 for library in libcurl libmpg123 libavformat libao ncursesw chafa libsystemd; do
   grep -q "^  $library " <<<"$version" || fail "--version does not name $library"
 done
-hidden "$bin" --help | grep -q "doctor" || fail "--help does not list doctor"
-hidden "$bin" play --help | grep -q -- "--audio <driver>" || fail "play --help does not list --audio"
-hidden "$bin" doctor --help | grep -q "USAGE: riffle doctor" || fail "doctor --help"
+# Each answer is taken whole before it is searched: `grep -q` stops reading at its first match,
+# and under pipefail the binary's later writes into the closed pipe (SIGPIPE) would fail the
+# line however right the text was.
+help="$(hidden "$bin" --help)" || fail "--help exited $?"
+grep -q "doctor" <<<"$help" || fail "--help does not list doctor"
+help="$(hidden "$bin" play --help)" || fail "play --help exited $?"
+grep -q -- "--audio <driver>" <<<"$help" || fail "play --help does not list --audio"
+help="$(hidden "$bin" doctor --help)" || fail "doctor --help exited $?"
+grep -q "USAGE: riffle doctor" <<<"$help" || fail "doctor --help"
 
 echo "== completions parse; the man page renders without warnings"
 bash -n "$root/share/bash-completion/completions/riffle" || fail "bash completion"
