@@ -59,7 +59,7 @@ public struct TmuxPassthrough: Equatable, Sendable {
     command += " display -p"
     if let pane = environment["TMUX_PANE"], !pane.isEmpty { command += " -t " + quoted(pane) }
     command += " " + quoted(format) + " 2>/dev/null"
-    return parse(run(command))
+    return parse(CommandOutput.read(command))
   }
 
   /// Reads `format`'s answer. tmux prints an option it does not know (before 3.3, which has no
@@ -149,16 +149,4 @@ public struct TmuxPassthrough: Equatable, Sendable {
     "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
   }
 
-  private static func run(_ command: String) -> String {
-    guard let pipe = popen(command, "r") else { return "" }
-    var output = [UInt8]()
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while output.count < 65536 {
-      let count = fread(&buffer, 1, buffer.count, pipe)
-      if count <= 0 { break }
-      output += buffer[0..<count]
-    }
-    pclose(pipe)
-    return String(decoding: output, as: UTF8.self)
-  }
 }
