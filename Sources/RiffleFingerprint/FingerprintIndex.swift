@@ -1,21 +1,4 @@
-/// One song's fingerprint: its landmarks and what they were made from.
-public struct SongPrint: Equatable, Sendable {
-  /// The song's id in its feed.
-  public var id: String
-  /// What the audio was when fingerprinted (its URL and, for files, size and time); a
-  /// different value means the audio changed and the song is fingerprinted again.
-  public var audioKey: String
-  /// Seconds of audio fingerprinted.
-  public var duration: Double
-  public var landmarks: [Landmark]
-
-  public init(id: String, audioKey: String, duration: Double, landmarks: [Landmark]) {
-    self.id = id
-    self.audioKey = audioKey
-    self.duration = duration
-    self.landmarks = landmarks
-  }
-}
+import Foundation
 
 /// The answer to a query: which song, where in it, and how sure.
 public struct FingerprintMatch: Equatable, Sendable {
@@ -62,6 +45,10 @@ public final class FingerprintIndex: @unchecked Sendable {
   private let parts: [Part]
   /// What keeps the parts' memory: arrays, or a mapped file.
   private let owners: [AnyObject]
+  /// Where the songs' peaks are read from, each from its first song on (`peaks(ofSong:)`).
+  private let peakSources: [(firstSong: Int, source: PeakSource)]
+  /// Song numbers by id (the first, should two share one).
+  private let songNumbers: [String: Int]
 
   /// Songs beyond this count cannot be indexed (16 bits of song number in a posting).
   public static let maxSongs = 1 << 16
@@ -71,37 +58,78 @@ public final class FingerprintIndex: @unchecked Sendable {
   public convenience init(
     songs: [SongPrint], parameters: FingerprintParameters = FingerprintParameters()
   ) {
-    let table = MemoryTable(songs: songs.prefix(Self.maxSongs))
+    let table = MemoryTable(songs: songs.prefix(Self.maxSongs), parameters: parameters)
     self.init(
       parameters: parameters, songIDs: songs.prefix(Self.maxSongs).map(\.id),
-      parts: [table.part(firstSong: 0)], owners: [table])
+      parts: [table.part(firstSong: 0)], owners: [table],
+      peakSources: [(0, .memory(MemoryPeaks(songs.prefix(Self.maxSongs))))])
   }
 
-  init(parameters: FingerprintParameters, songIDs: [String], parts: [Part], owners: [AnyObject]) {
+  init(
+    parameters: FingerprintParameters, songIDs: [String], parts: [Part], owners: [AnyObject],
+    peakSources: [(firstSong: Int, source: PeakSource)]
+  ) {
     self.parameters = parameters
     self.songIDs = songIDs
     self.parts = parts
     self.owners = owners
+    self.peakSources = peakSources
+    var numbers: [String: Int] = [:]
+    numbers.reserveCapacity(songIDs.count)
+    for (number, id) in songIDs.enumerated() where numbers[id] == nil { numbers[id] = number }
+    songNumbers = numbers
   }
 
-  /// A mapped table, and the songs added after it was built in a table in memory.
+  /// A mapped table, and the songs added after it was built in a table in memory; the songs'
+  /// peaks are read from `prints` (the file the table was built from) when asked for.
   convenience init(
-    table: TableFile.Opened, added: [SongPrint], parameters: FingerprintParameters
+    table: TableFile.Opened, added: [SongPrint], parameters: FingerprintParameters,
+    prints: URL? = nil
   ) {
     var parts = [
       Part(offsets: table.offsets, postings: table.postings, firstSong: 0)
     ]
     var owners: [AnyObject] = [table.file]
+    var peakSources: [(firstSong: Int, source: PeakSource)] = []
+    if let prints,
+      let file = PrintFilePeaks(
+        url: prints, records: table.records, ids: table.entries.map(\.id),
+        parameters: parameters)
+    {
+      peakSources.append((0, .file(file)))
+    }
     let room = max(0, Self.maxSongs - table.entries.count)
     if !added.isEmpty && room > 0 {
-      let memory = MemoryTable(songs: added.prefix(room))
+      let memory = MemoryTable(songs: added.prefix(room), parameters: parameters)
       parts.append(memory.part(firstSong: table.entries.count))
       owners.append(memory)
+      peakSources.append((table.entries.count, .memory(MemoryPeaks(added.prefix(room)))))
     }
     self.init(
       parameters: parameters,
       songIDs: table.entries.map(\.id) + added.prefix(room).map(\.id), parts: parts,
-      owners: owners)
+      owners: owners, peakSources: peakSources)
+  }
+
+  /// The peaks of song `number` (as `songIDs` numbers them) at their whole positions, sorted
+  /// by (frame, bin), as its print holds them: for a second look at a candidate. From memory,
+  /// or read from the prints file where the table says the song's record lies (a few
+  /// kilobytes). None when the song is not there, or its record is not as the table says (a
+  /// file damaged or changed). Safe from any thread.
+  public func peaks(ofSong number: Int) -> [Peak] {
+    guard songIDs.indices.contains(number),
+      let part = peakSources.last(where: { $0.firstSong <= number })
+    else { return [] }
+    switch part.source {
+    case .memory(let songs): return songs.peaks(number - part.firstSong)
+    case .file(let file): return file.peaks(number - part.firstSong)
+    }
+  }
+
+  /// The number of the song with this id (its first, should two share it), as `songIDs`
+  /// numbers them.
+  public func songNumber(of id: String) -> Int? {
+    songNumbers[id]
   }
 
   /// Hashes stored in all.
@@ -380,17 +408,19 @@ public enum OffsetVotes {
   }
 }
 
-/// A table built in memory from prints by counting sort, in two passes.
+/// A table built in memory from prints by counting sort, in two passes (the landmarks made
+/// from each song's peaks in each).
 final class MemoryTable {
   let offsets: UnsafeMutableBufferPointer<UInt32>
   let postings: UnsafeMutableBufferPointer<UInt32>
 
-  init<S: Collection>(songs: S) where S.Element == SongPrint {
+  init<S: Collection>(songs: S, parameters: FingerprintParameters) where S.Element == SongPrint {
     let buckets = 1 << LandmarkHasher.hashBits
     offsets = .allocate(capacity: buckets + 1)
     offsets.initialize(repeating: 0)
     for song in songs {
-      for landmark in song.landmarks where landmark.frame <= FingerprintIndex.maxFrame {
+      for landmark in song.landmarks(parameters: parameters)
+      where landmark.frame <= FingerprintIndex.maxFrame {
         offsets[Int(landmark.hash) + 1] += 1
       }
     }
@@ -399,7 +429,8 @@ final class MemoryTable {
     postings = .allocate(capacity: Int(offsets[buckets]))
     postings.initialize(repeating: 0)
     for (songIndex, song) in songs.enumerated() {
-      for landmark in song.landmarks where landmark.frame <= FingerprintIndex.maxFrame {
+      for landmark in song.landmarks(parameters: parameters)
+      where landmark.frame <= FingerprintIndex.maxFrame {
         let slot = Int(fill[Int(landmark.hash)])
         postings[slot] = UInt32(songIndex) << 16 | landmark.frame
         fill[Int(landmark.hash)] += 1
@@ -416,5 +447,27 @@ final class MemoryTable {
     FingerprintIndex.Part(
       offsets: UnsafeBufferPointer(offsets), postings: UnsafeBufferPointer(postings),
       firstSong: firstSong)
+  }
+}
+
+/// Where an index reads its songs' peaks from.
+enum PeakSource {
+  case memory(MemoryPeaks)
+  case file(PrintFilePeaks)
+}
+
+/// Songs' peaks kept in memory packed as the prints file packs them (two bytes or so a peak,
+/// not a `Peak`'s 32), unpacked when asked for.
+final class MemoryPeaks: @unchecked Sendable {
+  private let packed: [(count: Int, bytes: [UInt8])]
+
+  init<S: Collection>(_ songs: S) where S.Element == SongPrint {
+    packed = songs.map { ($0.peaks.count, IndexFile.pack($0.peaks)) }
+  }
+
+  func peaks(_ song: Int) -> [Peak] {
+    guard packed.indices.contains(song) else { return [] }
+    let song = packed[song]
+    return (try? song.bytes.withUnsafeBytes { try IndexFile.unpack($0, count: song.count) }) ?? []
   }
 }

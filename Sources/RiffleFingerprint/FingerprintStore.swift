@@ -41,7 +41,7 @@ public final class FingerprintStore: Sendable {
 
   /// The stored fingerprints of a feed, or none when the file is missing or unusable.
   public func stored(for feed: URL) -> [SongPrint] {
-    // Mapped, not read: only the landmarks are decoded out of it.
+    // Mapped, not read: only the peaks are decoded out of it.
     guard let data = try? Data(contentsOf: file(for: feed), options: .alwaysMapped) else {
       return []
     }
@@ -84,7 +84,7 @@ public final class FingerprintStore: Sendable {
   ) -> Update {
     let parameters = fingerprinter.parameters
     let printsURL = file(for: feed)
-    // What the file holds, in order (the landmarks are skipped).
+    // What the file holds, in order (the peaks are skipped).
     var stored: [(id: String, audioKey: String)] = []
     if FileManager.default.fileExists(atPath: printsURL.path) {
       do {
@@ -159,6 +159,8 @@ public final class FingerprintStore: Sendable {
 
   /// The index over the prints file whose songs are `entries`: its table mapped, with the
   /// songs added since the table was built in memory beside it, or the table built again.
+  /// The table is kept only when its songs are the file's first, their records where it says
+  /// (so `peaks(ofSong:)` reads the right bytes).
   func index(feed: URL, entries: [(id: String, audioKey: String)]) throws -> FingerprintIndex {
     let parameters = fingerprinter.parameters
     let printsURL = file(for: feed)
@@ -172,31 +174,31 @@ public final class FingerprintStore: Sendable {
       var postings = 0
       var fits = true
       try TableFile.eachSong(printsURL, parameters: parameters) { position, print in
-        guard fits, position >= table.entries.count else { return }
-        postings += print.landmarkCount
+        guard fits else { return }
+        guard position >= table.entries.count else {
+          if !print.record.isAt(table.records[position]) { fits = false }
+          return
+        }
+        let song = SongPrint(
+          id: print.id, audioKey: print.audioKey, duration: print.duration,
+          peaks: try print.peaks())
+        postings += song.landmarks(parameters: parameters).count
         guard postings <= Self.maxAddedPostings else {
           fits = false
           added = []
           return
         }
-        var landmarks: [Landmark] = []
-        landmarks.reserveCapacity(print.landmarkCount)
-        try IndexFile.forEachLandmark(print.packed, count: print.landmarkCount) {
-          landmarks.append(Landmark(hash: $0, frame: $1))
-        }
-        added.append(
-          SongPrint(
-            id: print.id, audioKey: print.audioKey, duration: print.duration,
-            landmarks: landmarks))
+        added.append(song)
       }
       if fits {
-        return FingerprintIndex(table: table, added: added, parameters: parameters)
+        return FingerprintIndex(
+          table: table, added: added, parameters: parameters, prints: printsURL)
       }
     }
     try TableFile.build(from: printsURL, to: tableURL, parameters: parameters)
     return FingerprintIndex(
       table: try TableFile.open(tableURL, parameters: parameters), added: [],
-      parameters: parameters)
+      parameters: parameters, prints: printsURL)
   }
 
   /// Fingerprints `work` on all cores and hands each print to `save` in `work`'s order (a
@@ -266,12 +268,10 @@ public final class FingerprintStore: Sendable {
           return true
         }
         let seconds = stream.seconds
-        // In the order the index file keeps them, so a print read back equals the one made.
-        let landmarks = LandmarkHasher.landmarks(
-          stream.finish(), parameters: fingerprinter.parameters
-        ).sorted { ($0.frame, $0.hash) < ($1.frame, $1.hash) }
+        // At the whole positions the landmarks are made from (`SongPrint.wholePeaks`), as
+        // the prints file keeps them: a print read back equals the one made.
         return .success(
-          SongPrint(id: song.id, audioKey: key, duration: seconds, landmarks: landmarks))
+          SongPrint(id: song.id, audioKey: key, duration: seconds, peaks: stream.finish()))
       } catch {
         return .failure(.decode(String(describing: error)))
       }

@@ -1,22 +1,25 @@
 import Foundation
 
-/// The fingerprint index on disk: a small header, then each song's id, audio key, duration
-/// and landmarks, all little-endian. Kept per song so an update rewrites only what changed.
+/// The fingerprint index on disk (the prints file): a small header, then each song's id,
+/// audio key, duration and peaks, all little-endian. Kept per song so an update rewrites only
+/// what changed.
 ///
 /// ```
 /// "RFPI" | version u32 | parameter signature u32 | song count u32
 /// per song: id (u16 length + UTF-8) | audio key (u16 length + UTF-8) | duration f64 bits u64
-///           | landmark count u32 | packed byte count u32 | packed landmarks
+///           | peak count u32 | packed byte count u32 | packed peaks
 /// ```
 ///
-/// Landmarks are packed by anchor, since every pair of one anchor shares its frame and its
-/// anchor bin: per anchor, the frame's distance from the previous anchor's (a LEB128 varint,
-/// usually one byte), a u16 of anchor bin (9 bits) and pair count - 1 (7 bits), then per pair
-/// a u16 of the hash's other 13 bits (bin difference and frame difference). About 2.2 bytes a
-/// landmark where a plain (hash, frame) pair takes 8: 0.4 KB per second of audio.
+/// A song's landmarks are made from its peaks when wanted (`SongPrint.landmarks`), so the
+/// peaks are what is kept: about 20 a second against some 180 landmarks. They are packed in
+/// (frame, bin) order, each as one LEB128 varint of its frame's distance from the previous
+/// peak's, shifted left by 10 bits, or its bin (under 575, `SongPrint.binRange`): two bytes a
+/// peak while peaks are under 16 frames apart, 0.04 KB per second of audio.
 public enum IndexFile {
   public static let magic = Data("RFPI".utf8)
-  public static let version: UInt32 = 3
+  public static let version: UInt32 = 4
+  /// Bits of a packed peak that hold its bin.
+  static let binBits: UInt64 = 10
 
   /// Why a stored index cannot be used (it is then rebuilt).
   public enum ReadError: Error, Equatable, CustomStringConvertible {
@@ -37,7 +40,7 @@ public enum IndexFile {
 
   public static func encode(_ songs: [SongPrint], parameters: FingerprintParameters) -> Data {
     var out = Data()
-    out.reserveCapacity(16 + songs.reduce(0) { $0 + 64 + $1.landmarks.count * 3 })
+    out.reserveCapacity(16 + songs.reduce(0) { $0 + 64 + $1.peaks.count * 3 })
     out.append(magic)
     append(&out, version)
     append(&out, parameters.signature)
@@ -46,50 +49,38 @@ public enum IndexFile {
       appendString(&out, song.id)
       appendString(&out, song.audioKey)
       append(&out, song.duration.bitPattern)
-      let packed = pack(song.landmarks)
-      append(&out, UInt32(song.landmarks.count))
+      let packed = pack(song.peaks)
+      append(&out, UInt32(song.peaks.count))
       append(&out, UInt32(packed.count))
       out.append(contentsOf: packed)
     }
     return out
   }
 
-  /// Landmarks in (frame, hash) order, packed by anchor.
-  static func pack(_ landmarks: [Landmark]) -> [UInt8] {
-    let sorted = landmarks.sorted { ($0.frame, $0.hash) < ($1.frame, $1.hash) }
+  /// Whole peaks sorted by (frame, bin) with bins in `SongPrint.binRange`, as a print holds
+  /// them, packed.
+  static func pack(_ peaks: [Peak]) -> [UInt8] {
     var out: [UInt8] = []
-    out.reserveCapacity(sorted.count * 3)
-    var previousFrame: UInt32 = 0
-    var i = 0
-    while i < sorted.count {
-      let frame = sorted[i].frame
-      let bin = sorted[i].hash >> 13
-      var end = i + 1
-      while end < sorted.count && end - i < 128 && sorted[end].frame == frame
-        && sorted[end].hash >> 13 == bin
-      {
-        end += 1
+    out.reserveCapacity(peaks.count * 2 + 8)
+    var previousFrame = 0
+    for peak in peaks {
+      precondition(
+        peak.frame >= previousFrame && SongPrint.binRange.contains(peak.bin),
+        "peaks must be whole and sorted (SongPrint.wholePeaks)")
+      var value = UInt64(peak.frame - previousFrame) << binBits | UInt64(peak.bin)
+      while value >= 0x80 {
+        out.append(UInt8(value & 0x7F) | 0x80)
+        value >>= 7
       }
-      var delta = frame - previousFrame
-      while delta >= 0x80 {
-        out.append(UInt8(delta & 0x7F) | 0x80)
-        delta >>= 7
-      }
-      out.append(UInt8(delta))
-      appendU16(&out, UInt16(truncatingIfNeeded: bin << 7 | UInt32(end - i - 1)))
-      for landmark in sorted[i..<end] {
-        appendU16(&out, UInt16(landmark.hash & 0x1FFF))
-      }
-      previousFrame = frame
-      i = end
+      out.append(UInt8(value))
+      previousFrame = peak.frame
     }
     return out
   }
 
   /// Reads an index without copying the file first: `data` may be mapped
-  /// (`Data(contentsOf:options: .alwaysMapped)`), and only the landmarks are decoded out of it.
-  /// Every count is checked against the bytes left, so a damaged or cut file is an error,
-  /// never a crash or a huge allocation.
+  /// (`Data(contentsOf:options: .alwaysMapped)`). Every count is checked against the bytes
+  /// left, so a damaged or cut file is an error, never a crash or a huge allocation.
   public static func decode(_ data: Data, parameters: FingerprintParameters) throws -> [SongPrint] {
     try data.withUnsafeBytes { bytes in
       var reader = Reader(bytes: bytes)
@@ -106,57 +97,73 @@ public enum IndexFile {
         let id = try reader.string()
         let key = try reader.string()
         let duration = Double(bitPattern: try reader.u64())
-        let landmarkCount = Int(try reader.u32())
+        let peakCount = Int(try reader.u32())
         let packedCount = Int(try reader.u32())
         guard reader.remaining >= packedCount else { throw ReadError.truncated }
-        // Each landmark takes at least two bytes.
-        guard landmarkCount <= packedCount / 2 else { throw ReadError.notAnIndex }
-        let landmarks = try unpack(
+        let peaks = try unpack(
           UnsafeRawBufferPointer(rebasing: bytes[reader.at..<reader.at + packedCount]),
-          count: landmarkCount)
+          count: peakCount)
         reader.at += packedCount
-        songs.append(SongPrint(id: id, audioKey: key, duration: duration, landmarks: landmarks))
+        songs.append(SongPrint(id: id, audioKey: key, duration: duration, peaks: peaks))
       }
       guard reader.remaining == 0 else { throw ReadError.notAnIndex }
       return songs
     }
   }
 
-  static func unpack(_ bytes: UnsafeRawBufferPointer, count: Int) throws -> [Landmark] {
-    var landmarks: [Landmark] = []
-    landmarks.reserveCapacity(count)
-    var reader = Reader(bytes: bytes)
-    var frame: UInt32 = 0
-    while reader.remaining > 0 {
-      var delta: UInt32 = 0
-      var shift: UInt32 = 0
+  /// Packed peaks back; throws unless the bytes hold exactly `count` peaks, each a varint of
+  /// at most 64 bits with a bin a print can hold.
+  static func unpack(_ bytes: UnsafeRawBufferPointer, count: Int) throws -> [Peak] {
+    // Each peak takes at least a byte.
+    guard count <= bytes.count else { throw ReadError.notAnIndex }
+    var peaks: [Peak] = []
+    peaks.reserveCapacity(count)
+    try forEachPeak(bytes, count: count) { frame, bin in
+      peaks.append(Peak(frame: frame, bin: bin, prominence: 0))
+    }
+    return peaks
+  }
+
+  /// Calls `body(frame, bin)` for each packed peak, in order, without building an array;
+  /// throws when the bytes do not hold `count` peaks exactly.
+  static func forEachPeak(
+    _ bytes: UnsafeRawBufferPointer, count: Int, _ body: (Int, Int) throws -> Void
+  ) throws {
+    guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+      guard count == 0 else { throw ReadError.notAnIndex }
+      return
+    }
+    let size = bytes.count
+    let binMask = (UInt64(1) << binBits) - 1
+    var at = 0
+    var frame = 0
+    var seen = 0
+    while at < size {
+      var value: UInt64 = 0
+      var shift: UInt64 = 0
       while true {
-        let byte = try reader.u8()
-        guard shift < 32 else { throw ReadError.notAnIndex }
-        delta |= UInt32(byte & 0x7F) << shift
+        guard at < size, shift < 63 else { throw ReadError.notAnIndex }
+        let byte = base[at]
+        at += 1
+        value |= UInt64(byte & 0x7F) << shift
         shift += 7
         if byte & 0x80 == 0 { break }
       }
-      frame = frame &+ delta
-      let head = UInt32(try reader.u16())
-      let bin = head >> 7
-      let pairs = Int(head & 0x7F) + 1
-      guard landmarks.count + pairs <= count else { throw ReadError.notAnIndex }
-      for _ in 0..<pairs {
-        landmarks.append(Landmark(hash: bin << 13 | UInt32(try reader.u16()), frame: frame))
+      let bin = Int(value & binMask)
+      let delta = value >> binBits
+      guard seen < count, SongPrint.binRange.contains(bin), delta <= UInt64(Int32.max) else {
+        throw ReadError.notAnIndex
       }
+      frame += Int(delta)
+      guard frame <= Int(Int32.max) else { throw ReadError.notAnIndex }
+      try body(frame, bin)
+      seen += 1
     }
-    guard landmarks.count == count else { throw ReadError.notAnIndex }
-    return landmarks
+    guard seen == count else { throw ReadError.notAnIndex }
   }
 
   private static func append<T: FixedWidthInteger>(_ out: inout Data, _ value: T) {
     withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
-  }
-
-  private static func appendU16(_ out: inout [UInt8], _ value: UInt16) {
-    out.append(UInt8(value & 0xFF))
-    out.append(UInt8(value >> 8))
   }
 
   private static func appendString(_ out: inout Data, _ text: String) {

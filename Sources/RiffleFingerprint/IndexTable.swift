@@ -32,16 +32,26 @@ final class MappedFile: @unchecked Sendable {
 /// "RFPT" | version u32 | parameter signature u32 | song count u32 | posting count u64
 /// offsets: (2^22 + 1) u32 | postings: u32 each (song << 16 | anchor frame)
 /// per song: id (u16 length + UTF-8) | audio key (u16 length + UTF-8)
+///           | its record's offset in the prints file u64 | the record's length u32
+///           | checksum of its packed peaks u32 (`PrintRecord.checksum`)
 /// ```
 ///
 /// Built in a stream from the prints file (`build`): a first pass counts each hash's
 /// postings, then the rows are filled a range of hashes at a time, as many as fit a fixed
-/// buffer, each range by one more pass over the prints, and written where they belong. What
-/// the build holds is the counts, the fill positions (16 MB each) and the buffer, however
-/// large the catalog.
+/// buffer, each range by one more pass over the prints, and written where they belong. Each
+/// pass makes the songs' landmarks again from their packed peaks, only those of anchors in
+/// the bins of its range of hashes (the anchor's bin is a hash's top bits). What the build
+/// holds is the counts, the fill positions (16 MB each) and the buffer, however large the
+/// catalog.
+///
+/// Where each song's record lies in the prints file is kept so that its peaks can be read
+/// back by song number (`FingerprintIndex.peaks(ofSong:)`). An update rewrites the prints file
+/// with the songs kept first, in the same order and the same bytes, so a table that stays
+/// valid (its songs the first of the file's) keeps valid offsets; `FingerprintStore.index`
+/// checks them too.
 enum TableFile {
   static let magic = Data("RFPT".utf8)
-  static let version: UInt32 = 1
+  static let version: UInt32 = 2
   static let headerSize = 24
   static var offsetCount: Int { (1 << LandmarkHasher.hashBits) + 1 }
 
@@ -51,6 +61,8 @@ enum TableFile {
     var offsets: UnsafeBufferPointer<UInt32>
     var postings: UnsafeBufferPointer<UInt32>
     var entries: [(id: String, audioKey: String)]
+    /// Where each song's record lies in the prints file the table was built from.
+    var records: [PrintRecord]
   }
 
   /// Maps a table and checks its shape; throws when it is not one this riffle wrote for these
@@ -100,13 +112,30 @@ enum TableFile {
       return String(
         decoding: UnsafeRawBufferPointer(rebasing: bytes[at..<at + length]), as: UTF8.self)
     }
+    func integer<T: FixedWidthInteger>(_: T.Type) throws -> T {
+      guard bytes.count - at >= MemoryLayout<T>.size else { throw IndexFile.ReadError.truncated }
+      defer { at += MemoryLayout<T>.size }
+      return T(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: T.self))
+    }
     var entries: [(id: String, audioKey: String)] = []
+    var records: [PrintRecord] = []
+    // Each song takes at least 20 bytes.
+    guard songCount <= (bytes.count - at) / 20 else { throw IndexFile.ReadError.truncated }
     entries.reserveCapacity(songCount)
-    for _ in 0..<songCount { entries.append((try string(), try string())) }
+    records.reserveCapacity(songCount)
+    for _ in 0..<songCount {
+      entries.append((try string(), try string()))
+      let offset = try integer(UInt64.self)
+      let length = try integer(UInt32.self)
+      let checksum = try integer(UInt32.self)
+      guard offset <= UInt64(Int.max / 2) else { throw IndexFile.ReadError.notAnIndex }
+      records.append(PrintRecord(offset: Int(offset), length: Int(length), checksum: checksum))
+    }
     guard at == bytes.count else { throw IndexFile.ReadError.notAnIndex }
     // Every posting names a song of the table.
     guard songCount > 0 || postingCount == 0 else { throw IndexFile.ReadError.notAnIndex }
-    return Opened(file: file, offsets: offsets, postings: postings, entries: entries)
+    return Opened(
+      file: file, offsets: offsets, postings: postings, entries: entries, records: records)
   }
 
   /// Builds the table of the first `FingerprintIndex.maxSongs` songs of the prints file at
@@ -117,14 +146,21 @@ enum TableFile {
     bufferPostings: Int = 12 << 20
   ) throws {
     let buckets = 1 << LandmarkHasher.hashBits
-    // Pass 1: how many postings each hash has, and the songs' names.
+    // Pass 1: how many postings each hash has, and the songs' names and records.
     var counts = [UInt32](repeating: 0, count: buckets + 1)
     var entries: [(id: String, audioKey: String)] = []
+    var records: [PrintRecord] = []
+    var peaks: [Peak] = []
     try eachSong(prints, parameters: parameters) { song, print in
       entries.append((print.id, print.audioKey))
-      try counts.withUnsafeMutableBufferPointer { counts in
-        try IndexFile.forEachLandmark(print.packed, count: print.landmarkCount) { hash, frame in
-          if frame <= FingerprintIndex.maxFrame { counts[Int(hash) + 1] += 1 }
+      var record = print.record
+      record.checksum = PrintRecord.checksum(print.packed)
+      records.append(record)
+      try unpack(print, into: &peaks, bins: SongPrint.binRange)
+      counts.withUnsafeMutableBufferPointer { counts in
+        for landmark in LandmarkHasher.pairs(peaks, parameters: parameters)
+        where landmark.frame <= FingerprintIndex.maxFrame {
+          counts[Int(landmark.hash) + 1] += 1
         }
       }
     }
@@ -169,12 +205,16 @@ enum TableFile {
     try offsets.map(\.littleEndian).withUnsafeBytes { try write($0, at: headerSize) }
     let postingsAt = headerSize + 4 * (buckets + 1)
     var names = Data()
-    for entry in entries {
+    for (entry, record) in zip(entries, records) {
       PrintFileWriter.appendString(&names, entry.id)
       PrintFileWriter.appendString(&names, entry.audioKey)
+      PrintFileWriter.append(&names, UInt64(record.offset))
+      PrintFileWriter.append(&names, UInt32(record.length))
+      PrintFileWriter.append(&names, record.checksum)
     }
     try names.withUnsafeBytes { try write($0, at: postingsAt + 4 * total) }
     entries = []
+    records = []
 
     // Pass 2 and on: the rows a range of hashes at a time.
     var fill = offsets
@@ -189,16 +229,27 @@ enum TableFile {
       if size > 0 {
         var rows = [UInt32](repeating: 0, count: size)
         let range = UInt32(first)..<UInt32(last)
+        // The anchors whose landmarks can fall in the range, and the peaks they pair with.
+        let lowest = LandmarkHasher.parts(of: range.lowerBound).bin
+        let highest = LandmarkHasher.parts(of: range.upperBound - 1).bin
+        let anchors = lowest..<highest + 1
+        let reach = parameters.maxBinDelta
+        let targets = lowest - reach..<highest + 1 + reach
         try rows.withUnsafeMutableBufferPointer { rows in
           try fill.withUnsafeMutableBufferPointer { fill in
             try eachSong(prints, parameters: parameters) { song, print in
               let tag = UInt32(song) << 16
-              try IndexFile.forEachLandmark(print.packed, count: print.landmarkCount) {
-                hash, frame in
-                guard range.contains(hash), frame <= FingerprintIndex.maxFrame else { return }
+              try unpack(print, into: &peaks, bins: targets)
+              for landmark in LandmarkHasher.pairs(
+                peaks, parameters: parameters, anchorBins: anchors)
+              {
+                let hash = landmark.hash
+                guard range.contains(hash), landmark.frame <= FingerprintIndex.maxFrame else {
+                  continue
+                }
                 let slot = Int(fill[Int(hash)])
                 fill[Int(hash)] += 1
-                rows[slot - base] = (tag | frame).littleEndian
+                rows[slot - base] = (tag | landmark.frame).littleEndian
               }
             }
           }
@@ -213,6 +264,16 @@ enum TableFile {
     guard rename(temporary.path, url.path) == 0 else {
       unlink(temporary.path)
       throw CocoaError(.fileWriteUnknown)
+    }
+  }
+
+  /// The peaks of a packed print in `bins` (the others pair with no anchor of a pass: the
+  /// landmarks of its anchors are the same without them), into `peaks`.
+  static func unpack(_ print: PackedPrint, into peaks: inout [Peak], bins: Range<Int>) throws {
+    peaks.removeAll(keepingCapacity: true)
+    guard print.peakCount <= print.packed.count else { throw IndexFile.ReadError.notAnIndex }
+    try IndexFile.forEachPeak(print.packed, count: print.peakCount) { frame, bin in
+      if bins.contains(bin) { peaks.append(Peak(frame: frame, bin: bin, prominence: 0)) }
     }
   }
 

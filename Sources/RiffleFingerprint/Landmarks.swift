@@ -47,13 +47,17 @@ public enum LandmarkHasher {
     return pairs(placed, parameters: p)
   }
 
-  /// Landmarks of peaks already sorted by (frame, bin), at their whole positions.
-  static func pairs(_ peaks: [Peak], parameters p: FingerprintParameters) -> [Landmark] {
+  /// Landmarks of peaks already sorted by (frame, bin), at their whole positions; only those
+  /// of anchors in `anchorBins` when given (a table built a range of hashes at a time).
+  static func pairs(
+    _ peaks: [Peak], parameters p: FingerprintParameters, anchorBins: Range<Int> = 0..<512
+  ) -> [Landmark] {
     let maxDelta = min(p.maxFrameDelta, 63)
     let maxBinDelta = min(p.maxBinDelta, 63)
     var out: [Landmark] = []
     out.reserveCapacity(peaks.count * p.fanOut)
-    for (i, anchor) in peaks.enumerated() where anchor.bin < 512 && anchor.bin >= 0 {
+    let anchorBins = anchorBins.clamped(to: 0..<512)
+    for (i, anchor) in peaks.enumerated() where anchorBins.contains(anchor.bin) {
       var paired = 0
       var j = i + 1
       while j < peaks.count && paired < p.fanOut {

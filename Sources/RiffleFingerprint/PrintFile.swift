@@ -4,14 +4,37 @@ import Foundation
   import Glibc
 #endif
 
-/// One song's record in an index file, as stored: its landmarks still packed.
+/// One song's record in an index file, as stored: its peaks still packed.
 struct PackedPrint {
   var id: String
   var audioKey: String
   var duration: Double
-  var landmarkCount: Int
-  /// The packed landmarks (`IndexFile.pack`); valid until the reader moves on.
+  var peakCount: Int
+  /// The packed peaks (`IndexFile.pack`); valid until the reader moves on.
   var packed: UnsafeRawBufferPointer
+  /// Where the whole record lies in the file it was read from (0, 0 when it was not read).
+  var record: PrintRecord = PrintRecord(offset: 0, length: 0)
+
+  /// The song's peaks.
+  func peaks() throws -> [Peak] { try IndexFile.unpack(packed, count: peakCount) }
+}
+
+/// Where one song's record lies in a prints file, and (in a table) a checksum of its packed
+/// peaks (`checksum(_:)`), so a record changed in place is not read as the song's.
+struct PrintRecord: Equatable, Sendable {
+  var offset: Int
+  var length: Int
+  var checksum: UInt32 = 0
+
+  /// Whether `other` lies where this does (checksums aside).
+  func isAt(_ other: PrintRecord) -> Bool { offset == other.offset && length == other.length }
+
+  /// FNV-1a over the bytes: cheap next to reading them (a song's are a few kilobytes).
+  static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    var hash: UInt32 = 2_166_136_261
+    for byte in bytes { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+    return hash
+  }
 }
 
 /// Reads an index file (`IndexFile`'s format) one song at a time through a small buffer, so a
@@ -23,6 +46,8 @@ final class PrintFileReader {
   private var start = 0
   private var end = 0
   private var atEnd = false
+  /// The file offset of `buffer[0]`.
+  private var bufferOffset = 0
   /// Songs the header announces.
   private(set) var count = 0
   private(set) var read = 0
@@ -54,18 +79,21 @@ final class PrintFileReader {
       guard try fill(1) == false else { throw IndexFile.ReadError.notAnIndex }
       return nil
     }
+    let offset = bufferOffset + start
     let id = try string()
     let key = try string()
     let duration = Double(bitPattern: try integer(UInt64.self))
-    let landmarkCount = Int(try integer(UInt32.self))
+    let peakCount = Int(try integer(UInt32.self))
     let packedCount = Int(try integer(UInt32.self))
-    guard landmarkCount <= packedCount / 2, packedCount <= 1 << 28 else {
+    // Each peak takes at least a byte.
+    guard peakCount <= packedCount, packedCount <= PrintRecord.maxPacked else {
       throw IndexFile.ReadError.notAnIndex
     }
     let packed = try bytes(packedCount)
     read += 1
     return PackedPrint(
-      id: id, audioKey: key, duration: duration, landmarkCount: landmarkCount, packed: packed)
+      id: id, audioKey: key, duration: duration, peakCount: peakCount, packed: packed,
+      record: PrintRecord(offset: offset, length: bufferOffset + start - offset))
   }
 
   /// Makes `n` bytes available from `start`; false when the file ends first.
@@ -80,6 +108,7 @@ final class PrintFileReader {
     } else if start > 0 {
       memmove(buffer.baseAddress!, buffer.baseAddress! + start, end - start)
     }
+    bufferOffset += start
     end -= start
     start = 0
     while end < n && !atEnd {
@@ -139,12 +168,12 @@ final class PrintFileWriter {
   }
 
   func append(_ print: SongPrint) throws {
-    let packed = IndexFile.pack(print.landmarks)
+    let packed = IndexFile.pack(print.peaks)
     try packed.withUnsafeBytes { bytes in
       try append(
         PackedPrint(
           id: print.id, audioKey: print.audioKey, duration: print.duration,
-          landmarkCount: print.landmarks.count, packed: bytes))
+          peakCount: print.peaks.count, packed: bytes))
     }
   }
 
@@ -152,7 +181,7 @@ final class PrintFileWriter {
     Self.appendString(&pending, print.id)
     Self.appendString(&pending, print.audioKey)
     Self.append(&pending, print.duration.bitPattern)
-    Self.append(&pending, UInt32(print.landmarkCount))
+    Self.append(&pending, UInt32(print.peakCount))
     Self.append(&pending, UInt32(print.packed.count))
     pending.append(contentsOf: print.packed)
     entries.append((print.id, print.audioKey))
@@ -196,44 +225,97 @@ final class PrintFileWriter {
   }
 }
 
-extension IndexFile {
-  /// Calls `body(hash, frame)` for each packed landmark, without building an array; throws
-  /// when the bytes do not hold `count` landmarks exactly.
-  static func forEachLandmark(
-    _ bytes: UnsafeRawBufferPointer, count: Int, _ body: (UInt32, UInt32) -> Void
-  ) throws {
-    guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
-      guard count == 0 else { throw ReadError.notAnIndex }
-      return
+extension PrintRecord {
+  /// The most packed bytes a record may hold (a day of audio takes some 3.5 MB).
+  static let maxPacked = 1 << 28
+  /// The most bytes a whole record may take: its packed peaks, two strings and 20 bytes.
+  static let maxLength = maxPacked + 2 * (2 + Int(UInt16.max)) + 16
+}
+
+/// A prints file held open to read single songs' peaks where the table says their records lie
+/// (`FingerprintIndex.peaks(ofSong:)`): a `pread` of a few kilobytes per song, never the whole
+/// file. The descriptor is opened once, so a file renamed over this one later (an update) does
+/// not change what is read; a file changed or cut in place gives no peaks rather than wrong
+/// ones, as far as the record's own checks can tell: its id, its lengths and its packing.
+final class PrintFilePeaks: @unchecked Sendable {
+  private let descriptor: Int32
+  private let records: [PrintRecord]
+  private let ids: [String]
+
+  /// Nil when the file cannot be opened or is not a prints file for these parameters.
+  init?(url: URL, records: [PrintRecord], ids: [String], parameters: FingerprintParameters) {
+    guard records.count == ids.count else { return nil }
+    descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else { return nil }
+    self.records = records
+    self.ids = ids
+    var head = [UInt8](repeating: 0, count: 16)
+    guard Self.read(descriptor, into: &head, at: 0),
+      IndexFile.magic.elementsEqual(head[0..<4]),
+      Self.u32(head, 4) == IndexFile.version, Self.u32(head, 8) == parameters.signature
+    else {
+      close(descriptor)
+      return nil
     }
-    let size = bytes.count
+  }
+
+  deinit { close(descriptor) }
+
+  /// Song `song`'s peaks (its number among `ids`), or none when its record is not there as
+  /// the table says.
+  func peaks(_ song: Int) -> [Peak] {
+    guard records.indices.contains(song) else { return [] }
+    let record = records[song]
+    guard record.offset >= 16, (0...PrintRecord.maxLength).contains(record.length) else {
+      return []
+    }
+    var bytes = [UInt8](repeating: 0, count: record.length)
+    guard Self.read(descriptor, into: &bytes, at: record.offset) else { return [] }
+    return (try? Self.parse(bytes, id: ids[song], checksum: record.checksum)) ?? []
+  }
+
+  /// One whole record: its id must be `id`, its lengths must fill it exactly and its packed
+  /// peaks must have the checksum.
+  static func parse(_ bytes: [UInt8], id: String, checksum: UInt32) throws -> [Peak] {
     var at = 0
-    var frame: UInt32 = 0
-    var seen = 0
-    while at < size {
-      var delta: UInt32 = 0
-      var shift: UInt32 = 0
-      while true {
-        guard at < size, shift < 32 else { throw ReadError.notAnIndex }
-        let byte = base[at]
-        at += 1
-        delta |= UInt32(byte & 0x7F) << shift
-        shift += 7
-        if byte & 0x80 == 0 { break }
-      }
-      frame = frame &+ delta
-      guard at + 2 <= size else { throw ReadError.notAnIndex }
-      let head = UInt32(base[at]) | UInt32(base[at + 1]) << 8
-      at += 2
-      let bin = head >> 7
-      let pairs = Int(head & 0x7F) + 1
-      guard seen + pairs <= count, at + 2 * pairs <= size else { throw ReadError.notAnIndex }
-      for _ in 0..<pairs {
-        body(bin << 13 | (UInt32(base[at]) | UInt32(base[at + 1]) << 8), frame)
-        at += 2
-      }
-      seen += pairs
+    func take(_ n: Int) throws -> ArraySlice<UInt8> {
+      guard n >= 0, bytes.count - at >= n else { throw IndexFile.ReadError.truncated }
+      defer { at += n }
+      return bytes[at..<at + n]
     }
-    guard seen == count else { throw ReadError.notAnIndex }
+    func u16() throws -> Int { Int(try take(2).reversed().reduce(0) { $0 << 8 | Int($1) }) }
+    func u32() throws -> Int { Int(try take(4).reversed().reduce(0) { $0 << 8 | Int($1) }) }
+    guard String(decoding: try take(try u16()), as: UTF8.self) == id else {
+      throw IndexFile.ReadError.notAnIndex
+    }
+    _ = try take(try u16())  // the audio key
+    _ = try take(8)  // the duration
+    let count = try u32()
+    let packedCount = try u32()
+    guard packedCount == bytes.count - at else { throw IndexFile.ReadError.notAnIndex }
+    return try bytes.withUnsafeBytes {
+      let packed = UnsafeRawBufferPointer(rebasing: $0[at...])
+      guard PrintRecord.checksum(packed) == checksum else { throw IndexFile.ReadError.notAnIndex }
+      return try IndexFile.unpack(packed, count: count)
+    }
+  }
+
+  /// Fills `bytes` from `offset`; false when the file ends first or cannot be read.
+  private static func read(_ descriptor: Int32, into bytes: inout [UInt8], at offset: Int) -> Bool {
+    bytes.withUnsafeMutableBytes { buffer in
+      var done = 0
+      while done < buffer.count {
+        let n = pread(
+          descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return false }
+        done += n
+      }
+      return true
+    }
+  }
+
+  private static func u32(_ bytes: [UInt8], _ at: Int) -> UInt32 {
+    bytes[at..<at + 4].reversed().reduce(0) { $0 << 8 | UInt32($1) }
   }
 }

@@ -290,7 +290,7 @@ enum FingerprintBench {
         i,
         SongPrint(
           id: ids[i], audioKey: ids[i], duration: Double(songs[i].count) / 44_100,
-          landmarks: f.landmarks(mono: songs[i])))
+          peaks: f.peaks(mono: songs[i])))
     }
     return slots.values
   }

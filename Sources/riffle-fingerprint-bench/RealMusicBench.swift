@@ -129,10 +129,9 @@ enum RealMusicBench {
       seconds.set(i, length)
       if song.isCatalog {
         let t0 = FingerprintBench.cpuNow()
-        let landmarks = fingerprinter.landmarks(mono: mono)
+        let peaks = fingerprinter.peaks(mono: mono)
         fingerprintTime.set(i, FingerprintBench.cpuNow() - t0)
-        prints.set(
-          i, SongPrint(id: song.id, audioKey: song.id, duration: length, landmarks: landmarks))
+        prints.set(i, SongPrint(id: song.id, audioKey: song.id, duration: length, peaks: peaks))
       } else {
         prints.set(i, nil)
         fingerprintTime.set(i, 0)
@@ -279,7 +278,7 @@ enum RealMusicBench {
     log("looking for songs that share audio...")
     let prints = Slots<SongPrint>(paths.count)
     DispatchQueue.concurrentPerform(iterations: paths.count) { i in
-      var landmarks: [Landmark] = []
+      var peaks: [Peak] = []
       var seconds = 0.0
       if let data = FileManager.default.contents(atPath: paths[i]),
         let pcm = try? DecoderFactory.decodeAll(data)
@@ -288,12 +287,11 @@ enum RealMusicBench {
           Resampler.mono(pcm16: $0, channels: PCMFormat.channels)
         }
         seconds = Double(mono.count) / 44_100
-        landmarks = fingerprinter.landmarks(mono: mono)
+        peaks = fingerprinter.peaks(mono: mono)
       } else {
         log("cannot decode \(paths[i]): left out")
       }
-      prints.set(
-        i, SongPrint(id: "\(i)", audioKey: "", duration: seconds, landmarks: landmarks))
+      prints.set(i, SongPrint(id: "\(i)", audioKey: "", duration: seconds, peaks: peaks))
     }
     let all = prints.values
     var group = Array(all.indices)
@@ -302,16 +300,17 @@ enum RealMusicBench {
       while group[i] != i { i = group[i] }
       return i
     }
-    let window = UInt32(10 / fingerprinter.parameters.frameSeconds)
+    let window = Int(10 / fingerprinter.parameters.frameSeconds)
     for (i, song) in all.enumerated() {
       let others = FingerprintIndex(
         songs: all.filter { $0.id != song.id }, parameters: fingerprinter.parameters)
-      var from: UInt32 = 0
-      while let last = song.landmarks.last, from < last.frame {
-        let piece = song.landmarks.filter { $0.frame >= from && $0.frame < from + window }.map {
-          Landmark(hash: $0.hash, frame: $0.frame - from)
+      var from = 0
+      while let last = song.peaks.last, from < last.frame {
+        let piece = song.peaks.filter { $0.frame >= from && $0.frame < from + window }.map {
+          Peak(frame: $0.frame - from, bin: $0.bin, prominence: 0)
         }
-        if let match = others.match(piece), let j = Int(match.songID) {
+        let landmarks = LandmarkHasher.landmarks(piece, parameters: fingerprinter.parameters)
+        if let match = others.match(landmarks), let j = Int(match.songID) {
           group[root(i)] = root(j)
         }
         from += window / 2
@@ -539,11 +538,9 @@ enum RealMusicBench {
     print(usage.ru_maxrss)
     """
 
-  /// Query time against `size` songs: the real catalog plus copies of its prints whose anchor
-  /// bins are relabelled by a random permutation per copy: the hash statistics of real music
-  /// (as many postings per hash, as skewed), but other songs' hashes. (Moving the bins by a
-  /// constant instead would make each copy the song transposed, which a speed search partly
-  /// finds again.) The prints are written the way riffle keeps them (a prints file in a cache
+  /// Query time against `size` songs: the real catalog plus copies of its prints whose peaks'
+  /// bins are relabelled per copy (`relabelled`): the hash statistics of real music (as many
+  /// postings per hash, as skewed), but other songs' hashes. The prints are written the way riffle keeps them (a prints file in a cache
   /// folder, beside a feed of as many songs whose files are not there, so every print is
   /// reused); `riffle identify` then builds the mapped table in its stream (time, peak memory,
   /// size) and maps it again; the query time is measured here on the mapped table.
@@ -564,18 +561,27 @@ enum RealMusicBench {
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       var entries: [[String: Any]] = []
+      // Each copy's relabelling, in a random order: a shift of 32 bins or more (more than a
+      // 5% speed change moves a bin), each way up.
+      var relabellings = (32..<481).flatMap { [($0, false), ($0, true)] }
+      var random = SeededRandom(seed: 11)
+      for i in stride(from: relabellings.count - 1, to: 0, by: -1) {
+        relabellings.swapAt(i, random.int(0...i))
+      }
+      if size / prints.count > relabellings.count {
+        log("more copies than relabellings: some copies repeat others' hashes")
+      }
       try store.save(feed: feed) { add in
-        var copy: UInt64 = 0
-        var permutation = Array(0..<512)
+        var copy = 0
         for n in 0..<size {
-          if n % prints.count == 0 && n > 0 {
-            copy += 1
-            var random = SeededRandom(seed: copy)
-            permutation = Array(0..<512)
-            for i in stride(from: 511, to: 0, by: -1) { permutation.swapAt(i, random.int(0...i)) }
-          }
+          if n % prints.count == 0 && n > 0 { copy += 1 }
           let original = prints[n % prints.count]
-          var print = copy == 0 ? original : relabelled(original, copy: copy, bins: permutation)
+          let relabelling = relabellings[(copy - 1 + relabellings.count) % relabellings.count]
+          var print =
+            copy == 0
+            ? original
+            : relabelled(
+              original, copy: copy, shift: relabelling.0, flipped: relabelling.1)
           print.id = "song-\(n)"
           print.audioKey = FingerprintStore.audioKey(for: url(n))
           if copy == 0 { names[print.id] = original.id }
@@ -653,18 +659,17 @@ enum RealMusicBench {
         1000 * times[min(times.count - 1, times.count * 95 / 100)], right, queries.count))
   }
 
-  /// A print with every anchor bin relabelled through `bins`.
-  static func relabelled(_ print: SongPrint, copy: UInt64, bins: [Int]) -> SongPrint {
-    var out = print
-    out.id = "\(print.id)#\(copy)"
-    out.landmarks = print.landmarks.map { landmark in
-      let parts = LandmarkHasher.parts(of: landmark.hash)
-      return Landmark(
-        hash: LandmarkHasher.hash(
-          bin: bins[parts.bin], binDelta: parts.binDelta, frameDelta: parts.frameDelta),
-        frame: landmark.frame)
+  /// A print whose peaks' bins are moved `shift` bins up, round the 512 an anchor may have,
+  /// and turned upside down when `flipped`: the distances between peaks stay (but for pairs
+  /// that cross the top), so the copy has as many landmarks, spread over the hashes as
+  /// unevenly, but other hashes: a different song, which no speed search finds in the first.
+  static func relabelled(_ print: SongPrint, copy: Int, shift: Int, flipped: Bool) -> SongPrint {
+    let peaks = print.peaks.map { peak in
+      let moved = (peak.bin + shift) % 512
+      return Peak(frame: peak.frame, bin: flipped ? 511 - moved : moved, prominence: 0)
     }
-    return out
+    return SongPrint(
+      id: "\(print.id)#\(copy)", audioKey: print.audioKey, duration: print.duration, peaks: peaks)
   }
 }
 

@@ -36,7 +36,10 @@ struct FingerprintStoreTests {
     #expect(FileManager.default.fileExists(atPath: store.file(for: feed).path))
     let stored = store.stored(for: feed)
     #expect(stored.map(\.id) == ["riffle-001", "riffle-003"])
-    #expect(stored.allSatisfy { $0.landmarks.count > 1_000 && $0.duration > 15 })
+    #expect(stored.allSatisfy { $0.peaks.count > 100 && $0.duration > 15 })
+    let p = store.fingerprinter.parameters
+    #expect(stored.allSatisfy { $0.landmarks(parameters: p).count > 1_000 })
+    #expect(first.index.peaks(ofSong: 1) == stored[1].peaks)
 
     let again = store.update(feed: feed, songs: [song("riffle-001"), song("riffle-003")])
     #expect(again.fingerprinted.isEmpty)
@@ -71,6 +74,13 @@ struct FingerprintStoreTests {
       feed: feed, songs: [song("riffle-001"), song("riffle-003"), song("riffle-006")])
     #expect(grown.index.songIDs == ["riffle-001", "riffle-003", "riffle-006"])
     #expect(try identity() == built)
+    // The prints file was written again, the kept songs first: the table's records of them
+    // still lie where it says, and the added song's peaks are in memory.
+    let stored = store.stored(for: feed)
+    for number in 0..<3 {
+      #expect(!stored[number].peaks.isEmpty)
+      #expect(grown.index.peaks(ofSong: number) == stored[number].peaks)
+    }
     let added = try #require(store.stored(for: feed).last)
     let query = excerpt(added, from: 200, to: 600)
     #expect(try #require(grown.index.match(query)).songID == "riffle-006")
@@ -79,6 +89,7 @@ struct FingerprintStoreTests {
     #expect(shrunk.index.songIDs == ["riffle-003", "riffle-006"])
     #expect(try identity() != built)
     #expect(try #require(shrunk.index.match(query)).songID == "riffle-006")
+    #expect(shrunk.index.peaks(ofSong: 1) == stored[2].peaks)
   }
 
   @Test("a killed build's temporary file is removed by the next update; none is left behind")
@@ -120,7 +131,13 @@ struct FingerprintStoreTests {
   func rebuilt() throws {
     _ = store.update(feed: feed, songs: [song("riffle-001")])
     var data = try Data(contentsOf: store.file(for: feed))
-    data[4] = 0  // the version
+    data[4] = 3  // the version that kept landmarks
+    try data.write(to: store.file(for: feed))
+    #expect(store.stored(for: feed).isEmpty)
+    let again = store.update(feed: feed, songs: [song("riffle-001")])
+    #expect(again.fingerprinted == ["riffle-001"])
+    #expect(again.index.peaks(ofSong: 0) == store.stored(for: feed)[0].peaks)
+    data[4] = 0
     try data.write(to: store.file(for: feed))
     #expect(store.update(feed: feed, songs: [song("riffle-001")]).fingerprinted == ["riffle-001"])
     try Data("garbage".utf8).write(to: store.file(for: feed))

@@ -3,24 +3,32 @@ import Testing
 
 @testable import RiffleFingerprint
 
-/// Random landmarks, as a song's would be: `count` hashes over `frames` frames.
-func randomPrint(_ id: String, seed: UInt64, count: Int = 3_000, frames: Int = 2_000)
+/// Random peaks, as a song's would be: `count` peaks over `frames` frames (20 a second, the
+/// most a song keeps), in the bins a peak may sit in.
+func randomPrint(_ id: String, seed: UInt64, count: Int = 900, frames: Int = 2_000)
   -> SongPrint
 {
   var generator = TestRandom(seed: seed)
-  let landmarks = (0..<count).map { _ in
-    Landmark(
-      hash: UInt32(generator.next() % (1 << LandmarkHasher.hashBits)),
-      frame: UInt32(generator.next() % UInt64(frames)))
-  }.sorted { $0.frame < $1.frame }
-  return SongPrint(id: id, audioKey: "file:///\(id)", duration: 46, landmarks: landmarks)
+  let peaks = (0..<count).map { _ in
+    Peak(
+      frame: Int(generator.next() % UInt64(frames)), bin: 9 + Int(generator.next() % 503),
+      prominence: 0)
+  }
+  return SongPrint(id: id, audioKey: "file:///\(id)", duration: 46, peaks: peaks)
 }
 
-/// The landmarks of `print` between two frames, as a query starting at `from` would see them.
-func excerpt(_ print: SongPrint, from: UInt32, to: UInt32) -> [Landmark] {
-  print.landmarks.filter { $0.frame >= from && $0.frame < to }.map {
-    Landmark(hash: $0.hash, frame: $0.frame - from)
-  }
+/// The landmarks of `print`'s peaks between two frames, as a query starting at `from` would
+/// see them.
+func excerpt(_ print: SongPrint, from: Int, to: Int) -> [Landmark] {
+  LandmarkHasher.landmarks(
+    print.peaks.filter { $0.frame >= from && $0.frame < to }.map {
+      Peak(frame: $0.frame - from, bin: $0.bin, prominence: 0)
+    }, parameters: FingerprintParameters())
+}
+
+/// Landmarks stored of `songs`: what an index of them holds.
+func landmarkCount(_ songs: [SongPrint]) -> Int {
+  songs.reduce(0) { $0 + $1.landmarks(parameters: FingerprintParameters()).count }
 }
 
 @Suite("Matching")
@@ -77,7 +85,8 @@ struct MatchTests {
   func indexMatch() throws {
     let songs = (0..<20).map { randomPrint("song-\($0)", seed: UInt64($0) + 1) }
     let index = FingerprintIndex(songs: songs)
-    #expect(index.postingCount == 20 * 3_000)
+    #expect(index.postingCount == landmarkCount(songs))
+    #expect(index.postingCount > 20 * 3_000)
     let query = excerpt(songs[13], from: 431, to: 862)
     let match = try #require(index.match(query))
     #expect(match.songID == "song-13")
@@ -95,6 +104,7 @@ struct MatchTests {
     let shifted = excerpt(song, from: 0, to: 400).map {
       Landmark(hash: $0.hash, frame: $0.frame + 50)
     }
+    #expect(shifted.count > 100)
     #expect(try #require(index.match(shifted)).offset == 0)
   }
 }
@@ -103,48 +113,84 @@ struct MatchTests {
 struct IndexFileTests {
   let songs = [randomPrint("a", seed: 1, count: 50), randomPrint("b", seed: 2, count: 0)]
 
-  @Test("songs written and read back are the same")
+  @Test("songs written and read back are the same, peaks and all")
   func roundTrip() throws {
     let p = FingerprintParameters()
     let data = IndexFile.encode(songs, parameters: p)
-    let packed = IndexFile.pack(songs[0].landmarks).count
+    let packed = IndexFile.pack(songs[0].peaks).count
     #expect(data.count == 16 + (2 + 1 + 2 + 9 + 8 + 4 + 4 + packed) + (2 + 1 + 2 + 9 + 8 + 4 + 4))
-    // Read back in (frame, hash) order.
-    var expected = songs
-    expected[0].landmarks.sort { ($0.frame, $0.hash) < ($1.frame, $1.hash) }
-    #expect(try IndexFile.decode(data, parameters: p) == expected)
+    #expect(try IndexFile.decode(data, parameters: p) == songs)
+    #expect(songs[0].peaks.count == 50)
   }
 
-  @Test("landmarks are packed by anchor: pairs of one anchor share its frame and bin")
+  @Test("peaks are packed as one varint each of the frame step and the bin")
   func packing() throws {
-    let anchor = (0..<12).map {
-      Landmark(
-        hash: LandmarkHasher.hash(bin: 300, binDelta: $0 - 6, frameDelta: $0 + 1), frame: 70_000)
-    }
-    let other = Landmark(
-      hash: LandmarkHasher.hash(bin: 12, binDelta: 3, frameDelta: 9), frame: 70_200)
-    let packed = IndexFile.pack(anchor + [other])
-    // 3 varint bytes (70,000) + 2 + 12 * 2, then 2 varint bytes (200) + 2 + 2.
-    #expect(packed.count == 29 + 6)
-    let back = try packed.withUnsafeBytes { try IndexFile.unpack($0, count: 13) }
-    #expect(Set(back) == Set(anchor + [other]))
+    let peaks = [
+      Peak(frame: 70_000, bin: 300, prominence: 0),
+      Peak(frame: 70_000, bin: 301, prominence: 0),
+      Peak(frame: 70_015, bin: 9, prominence: 0),
+      Peak(frame: 70_016, bin: 574, prominence: 0),
+    ]
+    let packed = IndexFile.pack(peaks)
+    // 70,000 << 10 | 300 takes 4 varint bytes; then 301 (2), 15 << 10 | 9 (2), 1 << 10 | 574 (2).
+    #expect(packed.count == 4 + 2 + 2 + 2)
+    let back = try packed.withUnsafeBytes { try IndexFile.unpack($0, count: 4) }
+    #expect(back == peaks)
     #expect(throws: IndexFile.ReadError.self) {
-      try packed.withUnsafeBytes { try IndexFile.unpack($0, count: 12) }
+      try packed.withUnsafeBytes { try IndexFile.unpack($0, count: 3) }
     }
     #expect(throws: IndexFile.ReadError.self) {
-      try packed.dropLast().withUnsafeBytes { try IndexFile.unpack($0, count: 13) }
+      try packed.dropLast().withUnsafeBytes { try IndexFile.unpack($0, count: 4) }
+    }
+    // A bin no print holds is refused.
+    #expect(throws: IndexFile.ReadError.self) {
+      try [UInt8(0xFF), 0x05].withUnsafeBytes { try IndexFile.unpack($0, count: 1) }
     }
   }
 
-  @Test("real landmarks take under a kilobyte per second of audio on disk")
+  @Test("a print keeps the peaks at the whole positions the landmarks are made from")
+  func wholePeaks() {
+    let p = FingerprintParameters()
+    let fine = [
+      Peak(frame: 12, bin: 120, prominence: 3, fineFrame: 12.4, fineBin: 119.6),
+      Peak(frame: 3, bin: 90, prominence: 5, fineFrame: 2.6, fineBin: 90.2),
+      Peak(frame: 0, bin: 70, prominence: 1, fineFrame: -0.2, fineBin: 70),
+      Peak(frame: 4, bin: 700, prominence: 1),  // a bin no landmark holds
+    ]
+    let print = SongPrint(id: "f", audioKey: "", duration: 1, peaks: fine)
+    #expect(
+      print.peaks == [
+        Peak(frame: 0, bin: 70, prominence: 0), Peak(frame: 3, bin: 90, prominence: 0),
+        Peak(frame: 12, bin: 120, prominence: 0),
+      ])
+    #expect(print.landmarks(parameters: p) == LandmarkHasher.landmarks(fine, parameters: p))
+    #expect(print.landmarks(parameters: p).count == 3)
+  }
+
+  @Test("landmarks from a real song's stored peaks are those made straight from the recording")
+  func storedPeaksGiveTheLandmarks() throws {
+    let p = FingerprintParameters()
+    let samples = melody(seconds: 20)
+    let fingerprinter = Fingerprinter()
+    let made = SongPrint(
+      id: "m", audioKey: "k", duration: 20, peaks: fingerprinter.peaks(mono: samples))
+    let back = try #require(
+      try IndexFile.decode(IndexFile.encode([made], parameters: p), parameters: p).first)
+    #expect(back == made)
+    let straight = fingerprinter.landmarks(mono: samples)
+    #expect(straight.count > 1_000)
+    #expect(back.landmarks(parameters: p) == straight)
+  }
+
+  @Test("a real song's prints take under 0.1 KB per second of audio on disk")
   func sizePerSecond() throws {
     let samples = melody(seconds: 20)
     let print = SongPrint(
-      id: "m", audioKey: "", duration: 20, landmarks: Fingerprinter().landmarks(mono: samples))
+      id: "m", audioKey: "", duration: 20, peaks: Fingerprinter().peaks(mono: samples))
     let bytes = IndexFile.encode([print], parameters: FingerprintParameters()).count
-    #expect(print.landmarks.count > 1_000)
-    #expect(Double(bytes) / 20 < 1_000)
-    #expect(Double(bytes) / Double(print.landmarks.count) < 3)
+    #expect(print.peaks.count > 200)
+    #expect(Double(bytes) / 20 < 100)
+    #expect(Double(bytes - 16 - 30) / Double(print.peaks.count) < 2.5)
   }
 
   @Test("another format version, other parameters, a cut file or other bytes are refused")
@@ -162,8 +208,8 @@ struct IndexFileTests {
     #expect(throws: IndexFile.ReadError.notAnIndex) {
       try IndexFile.decode(Data("{\"songs\": []}".utf8), parameters: p)
     }
-    data[4] = 9
-    #expect(throws: IndexFile.ReadError.otherVersion(9)) {
+    data[4] = 3
+    #expect(throws: IndexFile.ReadError.otherVersion(3)) {
       try IndexFile.decode(data, parameters: p)
     }
   }

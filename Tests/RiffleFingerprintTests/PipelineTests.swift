@@ -67,7 +67,7 @@ struct PipelineTests {
       prints.append(
         SongPrint(
           id: name, audioKey: name, duration: 0,
-          landmarks: fingerprinter.landmarks(mono: mono)))
+          peaks: fingerprinter.peaks(mono: mono)))
     }
     let index = FingerprintIndex(songs: prints)
     var generator = TestRandom(seed: 3)

@@ -92,7 +92,7 @@ struct SpeedAndStreamTests {
     let songs = (0..<3).map { melody(seconds: 16, seed: UInt64(10 + $0)) }
     let prints = songs.enumerated().map { i, song in
       SongPrint(
-        id: "s\(i)", audioKey: "", duration: 16, landmarks: fingerprinter.landmarks(mono: song))
+        id: "s\(i)", audioKey: "", duration: 16, peaks: fingerprinter.peaks(mono: song))
     }
     let index = FingerprintIndex(songs: prints)
     for (factor, song) in [(1.04, 2), (0.97, 1)] {
