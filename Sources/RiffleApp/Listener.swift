@@ -177,7 +177,7 @@ final class Listener: @unchecked Sendable {
     func heard() -> Double { Double(samples.count) / rate }
     func tryMatch() -> Bool {
       guard let ready = index.wait(timeout: 0) else { return false }
-      guard let match = ready.match(peaks: fingerprinter.queryPeaks(mono: samples)) else {
+      guard let match = ready.match(fingerprinter.recording(mono: samples)) else {
         return false
       }
       // A recording played fast covers more of the song than the seconds it took.
@@ -213,7 +213,7 @@ final class Listener: @unchecked Sendable {
       send(.failed("No song matched"))
       return
     }
-    if let match = ready.match(peaks: fingerprinter.queryPeaks(mono: samples)) {
+    if let match = ready.match(fingerprinter.recording(mono: samples)) {
       send(.identified(songID: match.songID, offset: match.offset, listened: heard() * match.speed))
     } else {
       send(.failed("No song matched"))

@@ -13,6 +13,16 @@ public struct FingerprintMatch: Equatable, Sendable {
   public var queryHashes: Int
   /// How fast the recording plays the song: 1.03 is 3% fast (pitch and tempo together).
   public var speed: Double = 1
+  /// The song frame where the query's first frame falls (at `speed`), before clamping at 0:
+  /// what a verification of peaks lines the recording up with.
+  public var offsetFrames: Int = 0
+  /// The song's number in its index (as `FingerprintIndex.songIDs` numbers it).
+  public var songNumber: Int = 0
+  /// How far the song's bits agree with the recording's beyond chance, in standard
+  /// deviations (`BandBits.agreement`), when it was checked.
+  public var agreement: Double?
+  /// The speed between the steps tried (`speed` is the step whose hashes voted).
+  var refinedSpeed: Double?
 
   public init(
     songID: String, offset: Double, score: Int, runnerUp: Int, queryHashes: Int,
@@ -116,13 +126,19 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// or read from the prints file where the table says the song's record lies (a few
   /// kilobytes). None when the song is not there, or its record is not as the table says (a
   /// file damaged or changed). Safe from any thread.
-  public func peaks(ofSong number: Int) -> [Peak] {
+  public func peaks(ofSong number: Int) -> [Peak] { stored(ofSong: number)?.peaks ?? [] }
+
+  /// The bits of song `number` (`BandBits`, a word a frame), from the same record as its
+  /// peaks: what a candidate is checked with. Empty when the record is not there.
+  public func bits(ofSong number: Int) -> [UInt32] { stored(ofSong: number)?.bits ?? [] }
+
+  func stored(ofSong number: Int) -> (peaks: [Peak], bits: [UInt32])? {
     guard songIDs.indices.contains(number),
       let part = peakSources.last(where: { $0.firstSong <= number })
-    else { return [] }
+    else { return nil }
     switch part.source {
-    case .memory(let songs): return songs.peaks(number - part.firstSong)
-    case .file(let file): return file.peaks(number - part.firstSong)
+    case .memory(let songs): return songs.stored(number - part.firstSong)
+    case .file(let file): return file.stored(number - part.firstSong)
     }
   }
 
@@ -143,53 +159,94 @@ public final class FingerprintIndex: @unchecked Sendable {
     return candidate
   }
 
-  /// The song that best explains a recording's peaks at any speed within the parameters'
-  /// range, if the evidence clears the thresholds.
-  public func match(peaks: [Peak]) -> FingerprintMatch? {
-    guard let candidate = bestCandidate(peaks: peaks),
-      OffsetVotes.isConfident(candidate, parameters: parameters)
-    else { return nil }
-    return candidate
+  /// The song that best explains a recording, if the evidence is enough
+  /// (docs/fingerprinting.md, "Checking a candidate"): the songs with the most agreeing
+  /// hashes at any speed are the candidates; each one's bits are compared with the
+  /// recording's, lined up at its offset and speed (and the frames and speed steps beside
+  /// them); `MatchRule` chooses.
+  public func match(_ recording: Recording) -> FingerprintMatch? {
+    let found = candidates(peaks: recording.peaks, count: max(2, parameters.checkedCandidates))
+    guard !found.isEmpty else { return nil }
+    let checked = found.map { candidate -> MatchRule.Candidate in
+      let song = bits(ofSong: candidate.songNumber)
+      var agreement = -Double.infinity
+      if !song.isEmpty {
+        let step = parameters.speedStep
+        for speed in [candidate.speed - step, candidate.speed, candidate.speed + step] {
+          guard let query = recording.bits(speed: speed, parameters: parameters) else { continue }
+          for shift in -2...2 {
+            agreement = max(
+              agreement,
+              BandBits.agreement(
+                song: song, query: query, offsetFrames: candidate.offsetFrames + shift,
+                speed: speed, lag: parameters.bandLag))
+          }
+        }
+      }
+      return MatchRule.Candidate(
+        score: candidate.score, agreement: agreement.isFinite ? agreement : 0,
+        queryHashes: candidate.queryHashes)
+    }
+    guard let chosen = MatchRule.choose(checked, parameters: parameters) else { return nil }
+    var answer = found[chosen]
+    answer.runnerUp = found.indices.filter { $0 != chosen }.map { found[$0].score }.max() ?? 0
+    answer.agreement = checked[chosen].agreement
+    answer.speed = answer.refinedSpeed ?? answer.speed
+    return answer
   }
 
-  /// The best song over every speed tried: the peaks are moved back by each speed and hashed
-  /// again (hashing is cheap; the peaks are found once). The runner-up is the best score of any
-  /// other song at any speed, so trying more speeds raises the bar a chance agreement must
-  /// clear as much as it raises the chance agreements themselves.
+  /// The best song over every speed tried, however weak (for tuning the thresholds), with the
+  /// best score of any other song at any speed as its runner-up.
   public func bestCandidate(peaks: [Peak]) -> FingerprintMatch? {
-    var tries: [(speed: Double, match: FingerprintMatch)] = []
+    let two = candidates(peaks: peaks, count: 2)
+    guard var best = two.first else { return nil }
+    best.runnerUp = two.count > 1 ? two[1].score : 0
+    best.speed = best.refinedSpeed ?? best.speed
+    return best
+  }
+
+  /// The `count` songs with the most agreeing hashes, best first, each at its best speed and
+  /// offset. The recording's peaks (found once) are moved back by each speed and hashed
+  /// again (hashing is cheap); each speed's hashes vote like a query. A song's speed is then
+  /// refined between the steps: the top of a parabola through its best score and its scores
+  /// at the speeds either side.
+  public func candidates(peaks: [Peak], count: Int) -> [FingerprintMatch] {
+    var bySong: [Int: FingerprintMatch] = [:]
+    var scores: [Int: [Int: Int]] = [:]  // song -> speed step -> score
     let buffer = VoteBuffer()
+    let step = parameters.speedStep
+    func stepNumber(_ speed: Double) -> Int { parameters.speedStepNumber(speed) }
     for speed in parameters.speeds {
       let landmarks = LandmarkHasher.landmarks(peaks, parameters: parameters, speed: speed)
-      if var match = bestCandidate(landmarks, buffer: buffer) {
-        match.speed = speed
-        tries.append((speed, match))
+      let n = gatherVotes(landmarks, into: buffer)
+      let top = OffsetVotes.top(
+        UnsafeMutableBufferPointer(rebasing: buffer.votes[0..<n]),
+        scratch: UnsafeMutableBufferPointer(rebasing: buffer.scratch[0..<n]),
+        keyBits: voteKeyBits, count: count)
+      for entry in top {
+        scores[entry.song, default: [:]][stepNumber(speed)] = entry.score
+        guard (bySong[entry.song]?.score ?? 0) < entry.score else { continue }
+        var found = match(
+          song: entry.song, offset: entry.offset, score: entry.score, runnerUp: 0,
+          queryHashes: landmarks.count)
+        found.speed = speed
+        bySong[entry.song] = found
       }
     }
-    guard var best = tries.max(by: { $0.match.score < $1.match.score })?.match else {
-      return nil
+    let best = bySong.values.sorted { ($0.score, $1.songNumber) > ($1.score, $0.songNumber) }
+      .prefix(count)
+    return best.map { candidate in
+      var candidate = candidate
+      let at = stepNumber(candidate.speed)
+      let below = Double(scores[candidate.songNumber]?[at - 1] ?? 0)
+      let above = Double(scores[candidate.songNumber]?[at + 1] ?? 0)
+      let curvature = below - 2 * Double(candidate.score) + above
+      if step > 0, curvature < 0 {
+        candidate.refinedSpeed =
+          candidate.speed + step * max(-0.5, min(0.5, 0.5 * (below - above) / curvature))
+      }
+      return candidate
     }
-    best.runnerUp = tries.reduce(0) { runnerUp, attempt in
-      max(
-        runnerUp, attempt.match.songID == best.songID ? attempt.match.runnerUp : attempt.match.score
-      )
-    }
-    // The speed between the steps: the top of a parabola through the best score and its
-    // neighbours' scores for the same song.
-    func score(at speed: Double) -> Double {
-      guard let near = tries.first(where: { abs($0.speed - speed) < 1e-9 }),
-        near.match.songID == best.songID
-      else { return 0 }
-      return Double(near.match.score)
-    }
-    let step = parameters.speedStep
-    let below = score(at: best.speed - step)
-    let above = score(at: best.speed + step)
-    let curvature = below - 2 * Double(best.score) + above
-    if step > 0, curvature < 0 {
-      best.speed += step * max(-0.5, min(0.5, 0.5 * (below - above) / curvature))
-    }
-    return best
   }
 
   /// The song with the most agreeing hashes, however few (for tuning the thresholds).
@@ -198,8 +255,40 @@ public final class FingerprintIndex: @unchecked Sendable {
   }
 
   /// The same, gathering the votes into `buffer` (reused across the speeds of one query: no
-  /// allocation per hash or per speed). Each row is read once, straight into place.
+  /// allocation per hash or per speed).
   func bestCandidate(_ query: [Landmark], buffer: VoteBuffer) -> FingerprintMatch? {
+    let count = gatherVotes(query, into: buffer)
+    guard
+      let best = OffsetVotes.best(
+        UnsafeMutableBufferPointer(rebasing: buffer.votes[0..<count]),
+        scratch: UnsafeMutableBufferPointer(rebasing: buffer.scratch[0..<count]),
+        keyBits: voteKeyBits)
+    else { return nil }
+    return match(
+      song: best.song, offset: best.offset, score: best.score, runnerUp: best.runnerUp,
+      queryHashes: query.count)
+  }
+
+  func match(song: Int, offset: Int64, score: Int, runnerUp: Int, queryHashes: Int)
+    -> FingerprintMatch
+  {
+    var found = FingerprintMatch(
+      songID: song < songIDs.count ? songIDs[song] : "",
+      offset: max(0, Double(offset) * parameters.frameSeconds),
+      score: score, runnerUp: runnerUp, queryHashes: queryHashes)
+    found.offsetFrames = Int(offset)
+    found.songNumber = song
+    return found
+  }
+
+  /// Bits of a vote: the offset's and enough for every song number.
+  var voteKeyBits: Int {
+    OffsetVotes.offsetBits + max(1, Int.bitWidth - songIDs.count.leadingZeroBitCount)
+  }
+
+  /// Writes the query's votes into `buffer`, each row read once, straight into place; returns
+  /// how many.
+  func gatherVotes(_ query: [Landmark], into buffer: VoteBuffer) -> Int {
     var total = 0
     for part in parts {
       let cap = rowCap(part)
@@ -234,16 +323,7 @@ public final class FingerprintIndex: @unchecked Sendable {
         }
       }
     }
-    let keyBits = OffsetVotes.offsetBits + max(1, Int.bitWidth - songIDs.count.leadingZeroBitCount)
-    guard
-      let best = OffsetVotes.best(
-        UnsafeMutableBufferPointer(rebasing: votes[0..<count]),
-        scratch: UnsafeMutableBufferPointer(rebasing: buffer.scratch[0..<count]), keyBits: keyBits)
-    else { return nil }
-    return FingerprintMatch(
-      songID: best.song < songIDs.count ? songIDs[best.song] : "",
-      offset: max(0, Double(best.offset) * parameters.frameSeconds),
-      score: best.score, runnerUp: best.runnerUp, queryHashes: query.count)
+    return count
   }
 }
 
@@ -356,17 +436,27 @@ public enum OffsetVotes {
     _ votes: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>,
     keyBits: Int
   ) -> (song: Int, offset: Int64, score: Int, runnerUp: Int)? {
-    guard !votes.isEmpty else { return nil }
+    let two = top(votes, scratch: scratch, keyBits: keyBits, count: 2)
+    guard let first = two.first else { return nil }
+    return (first.song, first.offset, first.score, two.count > 1 ? two[1].score : 0)
+  }
+
+  /// The `count` songs with the best (offset, score) by votes, best first, counting a vote
+  /// one frame off as agreeing.
+  static func top(
+    _ votes: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>,
+    keyBits: Int, count wanted: Int
+  ) -> [(song: Int, offset: Int64, score: Int)] {
+    guard !votes.isEmpty, wanted > 0 else { return [] }
     radixSort(votes, scratch: scratch, keyBits: keyBits)
-    var best = (song: -1, offset: Int64(0), score: 0)
-    var runnerUp = 0
+    var kept: [(song: Int, offset: Int64, score: Int)] = []
+    kept.reserveCapacity(wanted + 1)
     func finish(_ song: Int, _ offset: Int64, _ score: Int) {
-      if score > best.score {
-        runnerUp = max(runnerUp, best.score)
-        best = (song, offset, score)
-      } else {
-        runnerUp = max(runnerUp, score)
-      }
+      guard score > 0, kept.count < wanted || score > kept[kept.count - 1].score else { return }
+      var at = kept.count
+      while at > 0 && kept[at - 1].score < score { at -= 1 }
+      kept.insert((song, offset, score), at: at)
+      if kept.count > wanted { kept.removeLast() }
     }
 
     let mask: UInt64 = (1 << UInt64(offsetBits)) - 1
@@ -395,7 +485,7 @@ public enum OffsetVotes {
       i = j
     }
     finish(song, songBest.offset, songBest.score)
-    return (best.song, best.offset, best.score, runnerUp)
+    return kept
   }
 
   /// True when a candidate's evidence clears every threshold of `parameters`.
@@ -462,12 +552,16 @@ final class MemoryPeaks: @unchecked Sendable {
   private let packed: [(count: Int, bytes: [UInt8])]
 
   init<S: Collection>(_ songs: S) where S.Element == SongPrint {
-    packed = songs.map { ($0.peaks.count, IndexFile.pack($0.peaks)) }
+    packed = songs.map { ($0.peaks.count, IndexFile.pack($0.peaks, bits: $0.bits)) }
   }
 
-  func peaks(_ song: Int) -> [Peak] {
-    guard packed.indices.contains(song) else { return [] }
+  func peaks(_ song: Int) -> [Peak] { stored(song)?.peaks ?? [] }
+
+  func stored(_ song: Int) -> (peaks: [Peak], bits: [UInt32])? {
+    guard packed.indices.contains(song) else { return nil }
     let song = packed[song]
-    return (try? song.bytes.withUnsafeBytes { try IndexFile.unpack($0, count: song.count) }) ?? []
+    return try? song.bytes.withUnsafeBytes {
+      (try IndexFile.unpack($0, count: song.count), try IndexFile.unpackBits($0))
+    }
   }
 }

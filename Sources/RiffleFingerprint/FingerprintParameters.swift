@@ -50,6 +50,25 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// ...and this share of the query's hashes.
   public var minShareOfQuery: Double = 0.005
 
+  /// The dense bits kept per frame beside the peaks (`BandBits`): bands from this...
+  public var bandLowHz: Double = 250
+  /// ...to this (the voices of a room are loudest below; the bands above still vary)...
+  public var bandHighHz: Double = 4000
+  /// ...and the frames between the two band differences each bit compares (93 ms).
+  public var bandLag = 4
+
+  /// How a candidate is checked (docs/fingerprinting.md, "Checking a candidate"): the songs
+  /// with the most agreeing hashes, this many, have their bits compared with the recording's...
+  public var checkedCandidates = 10
+  /// ...and of the first `agreementRank` of them with at least `agreementMinScore` hashes,
+  /// the one whose bits agree best is the answer when they agree by at least `minAgreement`
+  /// standard deviations of chance and by `minAgreementMargin` more than any other checked
+  /// candidate's (songs that share a passage agree alike: then the bits name neither).
+  public var agreementRank = 2
+  public var agreementMinScore = 6
+  public var minAgreement: Double = 6
+  public var minAgreementMargin: Double = 3
+
   /// At query time, a hash whose row holds more than this many times the mean row length (and
   /// more than `minRowCap`) is not looked up: such a common pair says little about which song
   /// it is, and costs most of the votes of a large index (0: every row is read).
@@ -74,6 +93,11 @@ public struct FingerprintParameters: Equatable, Sendable {
     return out
   }
 
+  /// Which step of `speeds` a speed is: 0 for 1, 1 for 1 + speedStep, -1 for 1 - speedStep.
+  public func speedStepNumber(_ speed: Double) -> Int {
+    speedStep > 0 ? Int(((speed - 1) / speedStep).rounded()) : 0
+  }
+
   /// The resampling factor from the input rate.
   public var decimation: Int { inputRate / sampleRate }
   /// Seconds per frame.
@@ -95,6 +119,9 @@ public struct FingerprintParameters: Equatable, Sendable {
       for value in [peakHoldFrames, Int(peakHoldWeight * 100)] {
         hash = (hash ^ UInt32(truncatingIfNeeded: value)) &* 16_777_619
       }
+    }
+    for value in [Int(bandLowHz), Int(bandHighHz), bandLag, BandBits.bandCount] {
+      hash = (hash ^ UInt32(truncatingIfNeeded: value)) &* 16_777_619
     }
     return hash
   }

@@ -270,8 +270,9 @@ public final class FingerprintStore: Sendable {
         let seconds = stream.seconds
         // At the whole positions the landmarks are made from (`SongPrint.wholePeaks`), as
         // the prints file keeps them: a print read back equals the one made.
+        let peaks = stream.finish()
         return .success(
-          SongPrint(id: song.id, audioKey: key, duration: seconds, peaks: stream.finish()))
+          SongPrint(id: song.id, audioKey: key, duration: seconds, peaks: peaks, bits: stream.bits))
       } catch {
         return .failure(.decode(String(describing: error)))
       }

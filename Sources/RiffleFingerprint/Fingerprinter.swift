@@ -30,11 +30,25 @@ public struct Fingerprinter: Sendable {
     return PeakPicker.peaks(in: spectrogram, parameters: parameters)
   }
 
-  /// The peaks of a recording to name: as a song's, but up to `queryPeaksPerSecond` a second.
-  public func queryPeaks(mono samples: [Float]) -> [Peak] {
+  /// A song's print from mono samples at the input rate: its peaks and its bits, as the
+  /// index build makes them a piece at a time (`PeakStream`).
+  public func print(id: String, audioKey: String = "", mono samples: [Float]) -> SongPrint {
+    let spectrogram = SpectrumAnalyzer.spectrogram(
+      resampler.downsample(samples), parameters: parameters)
+    return SongPrint(
+      id: id, audioKey: audioKey, duration: Double(samples.count) / Double(parameters.inputRate),
+      peaks: PeakPicker.peaks(in: spectrogram, parameters: parameters),
+      bits: BandBits.bits(spectrogram, parameters: parameters))
+  }
+
+  /// A recording to name, from mono samples at the input rate: its peaks (up to
+  /// `queryPeaksPerSecond` a second) and what its bits are made from at any speed.
+  public func recording(mono samples: [Float]) -> Recording {
     var p = parameters
     p.peaksPerSecond = parameters.queryPeaksPerSecond
     let spectrogram = SpectrumAnalyzer.spectrogram(resampler.downsample(samples), parameters: p)
-    return PeakPicker.peaks(in: spectrogram, parameters: p)
+    return Recording(
+      peaks: PeakPicker.peaks(in: spectrogram, parameters: p), spectrogram: spectrogram,
+      parameters: parameters)
   }
 }

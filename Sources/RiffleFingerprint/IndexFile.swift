@@ -7,17 +7,20 @@ import Foundation
 /// ```
 /// "RFPI" | version u32 | parameter signature u32 | song count u32
 /// per song: id (u16 length + UTF-8) | audio key (u16 length + UTF-8) | duration f64 bits u64
-///           | peak count u32 | packed byte count u32 | packed peaks
+///           | peak count u32 | packed byte count u32 | packed: bit count u32, the bits (u32
+///           each), the peaks
 /// ```
 ///
 /// A song's landmarks are made from its peaks when wanted (`SongPrint.landmarks`), so the
 /// peaks are what is kept: about 20 a second against some 180 landmarks. They are packed in
 /// (frame, bin) order, each as one LEB128 varint of its frame's distance from the previous
 /// peak's, shifted left by 10 bits, or its bin (under 575, `SongPrint.binRange`): two bytes a
-/// peak while peaks are under 16 frames apart, 0.04 KB per second of audio.
+/// peak while peaks are under 16 frames apart, 0.04 KB per second of audio. Before them lie
+/// the song's dense bits (`BandBits`), a word a frame: 0.17 KB per second, read only to check
+/// a candidate.
 public enum IndexFile {
   public static let magic = Data("RFPI".utf8)
-  public static let version: UInt32 = 4
+  public static let version: UInt32 = 5
   /// Bits of a packed peak that hold its bin.
   static let binBits: UInt64 = 10
 
@@ -49,7 +52,7 @@ public enum IndexFile {
       appendString(&out, song.id)
       appendString(&out, song.audioKey)
       append(&out, song.duration.bitPattern)
-      let packed = pack(song.peaks)
+      let packed = pack(song.peaks, bits: song.bits)
       append(&out, UInt32(song.peaks.count))
       append(&out, UInt32(packed.count))
       out.append(contentsOf: packed)
@@ -59,9 +62,12 @@ public enum IndexFile {
 
   /// Whole peaks sorted by (frame, bin) with bins in `SongPrint.binRange`, as a print holds
   /// them, packed.
-  static func pack(_ peaks: [Peak]) -> [UInt8] {
+  static func pack(_ peaks: [Peak], bits: [UInt32] = []) -> [UInt8] {
     var out: [UInt8] = []
-    out.reserveCapacity(peaks.count * 2 + 8)
+    out.reserveCapacity(peaks.count * 2 + bits.count * 4 + 8)
+    for word in [UInt32(bits.count)] + bits {
+      withUnsafeBytes(of: word.littleEndian) { out.append(contentsOf: $0) }
+    }
     var previousFrame = 0
     for peak in peaks {
       precondition(
@@ -100,14 +106,38 @@ public enum IndexFile {
         let peakCount = Int(try reader.u32())
         let packedCount = Int(try reader.u32())
         guard reader.remaining >= packedCount else { throw ReadError.truncated }
-        let peaks = try unpack(
-          UnsafeRawBufferPointer(rebasing: bytes[reader.at..<reader.at + packedCount]),
-          count: peakCount)
+        let packed = UnsafeRawBufferPointer(rebasing: bytes[reader.at..<reader.at + packedCount])
+        let peaks = try unpack(packed, count: peakCount)
+        let bits = try unpackBits(packed)
         reader.at += packedCount
-        songs.append(SongPrint(id: id, audioKey: key, duration: duration, peaks: peaks))
+        songs.append(
+          SongPrint(id: id, audioKey: key, duration: duration, peaks: peaks, bits: bits))
       }
       guard reader.remaining == 0 else { throw ReadError.notAnIndex }
       return songs
+    }
+  }
+
+  /// A packed print's two parts: its bits and its peaks; throws when the bit count does not
+  /// fit the bytes.
+  static func sections(_ bytes: UnsafeRawBufferPointer) throws -> (
+    bits: UnsafeRawBufferPointer, peaks: UnsafeRawBufferPointer
+  ) {
+    guard bytes.count >= 4 else { throw ReadError.notAnIndex }
+    let count = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
+    guard count <= (bytes.count - 4) / 4 else { throw ReadError.notAnIndex }
+    let end = 4 + count * 4
+    return (
+      UnsafeRawBufferPointer(rebasing: bytes[4..<end]),
+      UnsafeRawBufferPointer(rebasing: bytes[end...])
+    )
+  }
+
+  /// A packed print's bits back.
+  static func unpackBits(_ bytes: UnsafeRawBufferPointer) throws -> [UInt32] {
+    let bits = try sections(bytes).bits
+    return (0..<bits.count / 4).map {
+      UInt32(littleEndian: bits.loadUnaligned(fromByteOffset: $0 * 4, as: UInt32.self))
     }
   }
 
@@ -127,8 +157,9 @@ public enum IndexFile {
   /// Calls `body(frame, bin)` for each packed peak, in order, without building an array;
   /// throws when the bytes do not hold `count` peaks exactly.
   static func forEachPeak(
-    _ bytes: UnsafeRawBufferPointer, count: Int, _ body: (Int, Int) throws -> Void
+    _ packed: UnsafeRawBufferPointer, count: Int, _ body: (Int, Int) throws -> Void
   ) throws {
+    let bytes = try sections(packed).peaks
     guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
       guard count == 0 else { throw ReadError.notAnIndex }
       return

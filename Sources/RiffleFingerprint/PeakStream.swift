@@ -18,6 +18,8 @@ public struct PeakStream: Sendable {
   /// The first frame whose peaks are not yet picked.
   private var nextFrame = 0
   public private(set) var peaks: [Peak] = []
+  /// The bits of the frames picked so far (`BandBits`), one word a frame.
+  public private(set) var bits: [UInt32] = []
 
   public init(parameters: FingerprintParameters = FingerprintParameters()) {
     self.parameters = parameters
@@ -32,7 +34,9 @@ public struct PeakStream: Sendable {
   var blockFrames: Int { PeakPicker.framesPerSecond(parameters) * 10 }
   /// Frames of context either side of a block: a peak's neighbourhood, one frame for the
   /// parabola through its neighbours, and the frames its hold is measured over.
-  var contextFrames: Int { max(1, parameters.peakFrameRadius, parameters.peakHoldFrames) }
+  var contextFrames: Int {
+    max(1, parameters.peakFrameRadius, parameters.peakHoldFrames, parameters.bandLag)
+  }
 
   /// Interleaved signed 16-bit PCM at the input rate.
   public mutating func append(pcm16 bytes: UnsafeRawBufferPointer, channels: Int) {
@@ -100,5 +104,11 @@ public struct PeakStream: Sendable {
     peaks += PeakPicker.capped(
       found, perBlock: parameters.peaksPerSecond,
       blockFrames: PeakPicker.framesPerSecond(parameters))
+    // The bits of the block's frames, each compared with the frame `bandLag` before it (in
+    // the block's context: `contextFrames` covers it).
+    let width = min(BandBits.topBin(parameters, maxSpeed: 1), spectrogram.bins)
+    bits += BandBits.bits(
+      sums: BandBits.powerSums(spectrogram, upTo: width), width: width, sumsFirst: first,
+      from: from, to: to, edges: BandBits.edges(parameters, speed: 1), parameters: parameters)
   }
 }

@@ -17,6 +17,8 @@ struct PackedPrint {
 
   /// The song's peaks.
   func peaks() throws -> [Peak] { try IndexFile.unpack(packed, count: peakCount) }
+  /// The song's bits.
+  func bits() throws -> [UInt32] { try IndexFile.unpackBits(packed) }
 }
 
 /// Where one song's record lies in a prints file, and (in a table) a checksum of its packed
@@ -168,7 +170,7 @@ final class PrintFileWriter {
   }
 
   func append(_ print: SongPrint) throws {
-    let packed = IndexFile.pack(print.peaks)
+    let packed = IndexFile.pack(print.peaks, bits: print.bits)
     try packed.withUnsafeBytes { bytes in
       try append(
         PackedPrint(
@@ -263,20 +265,25 @@ final class PrintFilePeaks: @unchecked Sendable {
 
   /// Song `song`'s peaks (its number among `ids`), or none when its record is not there as
   /// the table says.
-  func peaks(_ song: Int) -> [Peak] {
-    guard records.indices.contains(song) else { return [] }
+  func peaks(_ song: Int) -> [Peak] { stored(song)?.peaks ?? [] }
+
+  /// Song `song`'s peaks and bits, or nil when its record is not there as the table says.
+  func stored(_ song: Int) -> (peaks: [Peak], bits: [UInt32])? {
+    guard records.indices.contains(song) else { return nil }
     let record = records[song]
     guard record.offset >= 16, (0...PrintRecord.maxLength).contains(record.length) else {
-      return []
+      return nil
     }
     var bytes = [UInt8](repeating: 0, count: record.length)
-    guard Self.read(descriptor, into: &bytes, at: record.offset) else { return [] }
-    return (try? Self.parse(bytes, id: ids[song], checksum: record.checksum)) ?? []
+    guard Self.read(descriptor, into: &bytes, at: record.offset) else { return nil }
+    return try? Self.parse(bytes, id: ids[song], checksum: record.checksum)
   }
 
   /// One whole record: its id must be `id`, its lengths must fill it exactly and its packed
   /// peaks must have the checksum.
-  static func parse(_ bytes: [UInt8], id: String, checksum: UInt32) throws -> [Peak] {
+  static func parse(_ bytes: [UInt8], id: String, checksum: UInt32) throws -> (
+    peaks: [Peak], bits: [UInt32]
+  ) {
     var at = 0
     func take(_ n: Int) throws -> ArraySlice<UInt8> {
       guard n >= 0, bytes.count - at >= n else { throw IndexFile.ReadError.truncated }
@@ -296,7 +303,7 @@ final class PrintFilePeaks: @unchecked Sendable {
     return try bytes.withUnsafeBytes {
       let packed = UnsafeRawBufferPointer(rebasing: $0[at...])
       guard PrintRecord.checksum(packed) == checksum else { throw IndexFile.ReadError.notAnIndex }
-      return try IndexFile.unpack(packed, count: count)
+      return (try IndexFile.unpack(packed, count: count), try IndexFile.unpackBits(packed))
     }
   }
 

@@ -12,14 +12,19 @@ public struct SongPrint: Equatable, Sendable {
   /// The peaks at their whole positions, sorted by (frame, bin), prominence 0
   /// (`wholePeaks`): exactly what the prints file keeps.
   public private(set) var peaks: [Peak]
+  /// Its dense bits, one word a frame (`BandBits`), to check a candidate with.
+  public var bits: [UInt32]
 
   /// A print of `peaks` as picked (fine positions are rounded to whole ones, as
   /// `LandmarkHasher.landmarks` rounds them at speed 1, so the landmarks are the same).
-  public init(id: String, audioKey: String, duration: Double, peaks: [Peak]) {
+  public init(
+    id: String, audioKey: String, duration: Double, peaks: [Peak], bits: [UInt32] = []
+  ) {
     self.id = id
     self.audioKey = audioKey
     self.duration = duration
     self.peaks = Self.wholePeaks(peaks)
+    self.bits = bits
   }
 
   /// The song's landmarks, as `LandmarkHasher.landmarks(peaks, parameters:)` makes them from

@@ -41,8 +41,8 @@ struct Identify: ParsableCommand {
 
   @Flag(
     help: """
-      Print one JSON object: title, artist, handle, id, source, offset and speed of the match \
-      and its score, or "matched": false and why.
+      Print one JSON object: title, artist, handle, id, source, offset and speed of the match, \
+      its score and how far its bits agree (agreement), or "matched": false and why.
       """)
   var json = false
 
@@ -84,15 +84,15 @@ struct Identify: ParsableCommand {
       note("Fingerprinting \(count) new songs...")
     }
     for problem in update.problems { note("skipped \(TextSanitizer.sanitize(problem))") }
-    let peaks = store.fingerprinter.queryPeaks(
+    let heard = store.fingerprinter.recording(
       mono: pcm.withUnsafeBytes { Resampler.mono(pcm16: $0, channels: PCMFormat.channels) })
     // With a library configured and scanned, its songs are searched too (IdentifyLibrary.swift).
-    let inLibrary = matchInLibrary(peaks: peaks)
-    let inFeed = update.index.match(peaks: peaks).flatMap { match in
+    let inLibrary = matchInLibrary(heard)
+    let inFeed = update.index.match(heard).flatMap { match in
       songs.first(where: { $0.id == match.songID }).map { ($0, match) }
     }
     guard let (song, match) = LibraryPrints.better(inLibrary, inFeed) else {
-      let why = IdentifyResult.noMatch(peaks: peaks.count, seconds: Self.seconds(of: pcm))
+      let why = IdentifyResult.noMatch(peaks: heard.peaks.count, seconds: Self.seconds(of: pcm))
       if json {
         print(IdentifyResult.json(["matched": false, "message": why]))
       } else {
@@ -110,9 +110,9 @@ struct Identify: ParsableCommand {
     }
   }
 
-  /// The best library song for `peaks`, its store brought up to date with the library index
+  /// The best library song for `recording`, its store brought up to date with the library index
   /// first; nil without a library, and a library that cannot be read is a note, not a failure.
-  private func matchInLibrary(peaks: [Peak]) -> (Song, FingerprintMatch)? {
+  private func matchInLibrary(_ recording: Recording) -> (Song, FingerprintMatch)? {
     let songs: [Song]
     do {
       guard let found = try LibraryPrints.songs(configured: Library.folders()) else { return nil }
@@ -125,7 +125,7 @@ struct Identify: ParsableCommand {
       note("Fingerprinting \(count) library songs...")
     }
     for problem in update.problems { note("skipped \(TextSanitizer.sanitize(problem))") }
-    return update.index.match(peaks: peaks).flatMap { match in
+    return update.index.match(recording).flatMap { match in
       songs.first(where: { $0.id == match.songID }).map { ($0, match) }
     }
   }
@@ -179,6 +179,7 @@ enum IdentifyResult {
       "handle": TextSanitizer.sanitize(song.handle), "source": sourceName,
       "offset": (match.offset * 1000).rounded() / 1000,
       "speed": (match.speed * 10_000).rounded() / 10_000, "score": match.score,
+      "agreement": match.agreement.map { ($0 * 10).rounded() / 10 } ?? NSNull(),
     ])
   }
 

@@ -37,15 +37,17 @@ enum NameHeard {
       return .failure(Failure("Not enough of the station heard yet"))
     }
     let store = LibraryPrints.store(paths)
-    let peaks = store.fingerprinter.queryPeaks(mono: samples)
+    let recording = store.fingerprinter.recording(mono: samples)
     let best = LibraryPrints.better(
-      inLibrary(peaks, store: store, library: library), inCatalog(peaks, paths: paths))
+      inLibrary(recording, store: store, library: library), inCatalog(recording, paths: paths))
     guard let (heard, _) = best else { return .failure(Failure("No song matched")) }
     return .success(heard)
   }
 
-  /// The library's song for `peaks`, from its store as it is; nil without one.
-  static func inLibrary(_ peaks: [Peak], store: FingerprintStore, library: () -> LibraryIndex?)
+  /// The library's song for `recording`, from its store as it is; nil without one.
+  static func inLibrary(
+    _ recording: Recording, store: FingerprintStore, library: () -> LibraryIndex?
+  )
     -> (HeardSong, FingerprintMatch)?
   {
     guard FileManager.default.fileExists(atPath: store.file(for: LibraryPrints.key).path) else {
@@ -53,7 +55,7 @@ enum NameHeard {
     }
     let match: FingerprintMatch?
     do {
-      match = try store.storedIndex(for: LibraryPrints.key).match(peaks: peaks)
+      match = try store.storedIndex(for: LibraryPrints.key).match(recording)
     } catch {
       FileHandle.standardError.write(Data("fingerprints: \(error)\n".utf8))
       return nil
@@ -64,14 +66,14 @@ enum NameHeard {
     return (heard(song, source: "your library"), match)
   }
 
-  /// The bundled catalog's song for `peaks`: the catalog `riffle identify` searches, its
+  /// The bundled catalog's song for `recording`: the catalog `riffle identify` searches, its
   /// store (in the cache) made the first time if it is not there yet (a few songs, seconds).
-  static func inCatalog(_ peaks: [Peak], paths: AppPaths) -> (HeardSong, FingerprintMatch)? {
+  static func inCatalog(_ recording: Recording, paths: AppPaths) -> (HeardSong, FingerprintMatch)? {
     guard let catalog = Catalog.locate(), let songs = try? FeedSource().loadAllPages(catalog)
     else { return nil }
     let store = FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))
     let update = store.update(feed: catalog, songs: songs) { _ in }
-    guard let match = update.index.match(peaks: peaks),
+    guard let match = update.index.match(recording),
       let song = songs.first(where: { $0.id == match.songID })
     else { return nil }
     return (heard(song, source: "the bundled catalog"), match)

@@ -118,7 +118,9 @@ struct IndexFileTests {
     let p = FingerprintParameters()
     let data = IndexFile.encode(songs, parameters: p)
     let packed = IndexFile.pack(songs[0].peaks).count
-    #expect(data.count == 16 + (2 + 1 + 2 + 9 + 8 + 4 + 4 + packed) + (2 + 1 + 2 + 9 + 8 + 4 + 4))
+    // The second song's packed bytes are its bit count alone (4 bytes, no bits, no peaks).
+    #expect(
+      data.count == 16 + (2 + 1 + 2 + 9 + 8 + 4 + 4 + packed) + (2 + 1 + 2 + 9 + 8 + 4 + 4 + 4))
     #expect(try IndexFile.decode(data, parameters: p) == songs)
     #expect(songs[0].peaks.count == 50)
   }
@@ -132,8 +134,9 @@ struct IndexFileTests {
       Peak(frame: 70_016, bin: 574, prominence: 0),
     ]
     let packed = IndexFile.pack(peaks)
-    // 70,000 << 10 | 300 takes 4 varint bytes; then 301 (2), 15 << 10 | 9 (2), 1 << 10 | 574 (2).
-    #expect(packed.count == 4 + 2 + 2 + 2)
+    // The bit count (4 bytes, no bits); 70,000 << 10 | 300 takes 4 varint bytes; then 301 (2),
+    // 15 << 10 | 9 (2), 1 << 10 | 574 (2).
+    #expect(packed.count == 4 + 4 + 2 + 2 + 2)
     let back = try packed.withUnsafeBytes { try IndexFile.unpack($0, count: 4) }
     #expect(back == peaks)
     #expect(throws: IndexFile.ReadError.self) {

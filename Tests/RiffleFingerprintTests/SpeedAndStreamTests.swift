@@ -91,14 +91,13 @@ struct SpeedAndStreamTests {
     let fingerprinter = Fingerprinter()
     let songs = (0..<3).map { melody(seconds: 16, seed: UInt64(10 + $0)) }
     let prints = songs.enumerated().map { i, song in
-      SongPrint(
-        id: "s\(i)", audioKey: "", duration: 16, peaks: fingerprinter.peaks(mono: song))
+      fingerprinter.print(id: "s\(i)", mono: song)
     }
     let index = FingerprintIndex(songs: prints)
     for (factor, song) in [(1.04, 2), (0.97, 1)] {
       let excerpt = Array(songs[song][220_500..<573_300])
       let match = try #require(
-        index.match(peaks: fingerprinter.queryPeaks(mono: played(excerpt, speed: factor))))
+        index.match(fingerprinter.recording(mono: played(excerpt, speed: factor))))
       #expect(match.songID == "s\(song)")
       #expect(abs(match.offset - 5) < 0.1, "offset \(match.offset)")
       #expect(abs(match.speed - factor) < 0.003, "speed \(match.speed)")
@@ -107,7 +106,8 @@ struct SpeedAndStreamTests {
       still.maxSpeedChange = 0
       let plain = FingerprintIndex(songs: prints, parameters: still)
       #expect(
-        plain.match(peaks: fingerprinter.queryPeaks(mono: played(excerpt, speed: factor))) == nil)
+        plain.match(
+          Fingerprinter(parameters: still).recording(mono: played(excerpt, speed: factor))) == nil)
     }
   }
 }

@@ -1,0 +1,220 @@
+import Foundation
+import RiffleTestSupport
+import Testing
+
+@testable import RiffleFingerprint
+
+/// Babble-like interference: tones that glide and stop, as loud as the music.
+func voices(seconds: Double, seed: UInt64) -> [Float] {
+  var random = SeededRandom(seed: seed)
+  var out: [Float] = []
+  while Double(out.count) < seconds * 44_100 {
+    let length = random.int(2_000...9_000)
+    let start = 120 + 200 * random.unit()
+    let glide = 1 + 0.6 * Double(random.signed())
+    var phase = 0.0
+    for i in 0..<length {
+      let progress: Double = Double(i) / Double(length)
+      let hertz: Double = start * (1 + (glide - 1) * progress)
+      phase += 2 * .pi * hertz / 44_100
+      var sample = 0.0
+      for harmonic in 1...8 { sample += sin(Double(harmonic) * phase) / Double(harmonic) }
+      let hiss: Float = 0.02 * random.signed()
+      out.append(Float(0.25 * sample) + hiss)
+    }
+    out += [Float](repeating: 0, count: random.int(0...3_000))
+  }
+  return Array(out.prefix(Int(seconds * 44_100)))
+}
+
+@Suite("Checking a candidate by its bits")
+struct CheckTests {
+  @Test("a song's bits agree with a recording of it far beyond chance, another song's do not")
+  func agreementSeparates() {
+    let fingerprinter = Fingerprinter()
+    let p = fingerprinter.parameters
+    let song = melody(seconds: 20, seed: 3)
+    let other = melody(seconds: 20, seed: 4)
+    let songBits = fingerprinter.print(id: "a", mono: song).bits
+    let otherBits = fingerprinter.print(id: "b", mono: other).bits
+    // 6 s from 7 s in, under voices as loud as the music.
+    let excerpt = Array(song[308_700..<573_300])
+    let noisy = zip(excerpt, voices(seconds: 6, seed: 9)).map { $0 + $1 }
+    let heard = fingerprinter.recording(mono: noisy)
+    let bits = try! #require(heard.bits(speed: 1, parameters: p))
+    let offset = Int((7 / p.frameSeconds).rounded())
+    let right = BandBits.agreement(
+      song: songBits, query: bits, offsetFrames: offset, speed: 1, lag: p.bandLag)
+    let wrong = BandBits.agreement(
+      song: otherBits, query: bits, offsetFrames: offset, speed: 1, lag: p.bandLag)
+    let elsewhere = BandBits.agreement(
+      song: songBits, query: bits, offsetFrames: offset + 200, speed: 1, lag: p.bandLag)
+    #expect(right > 8, "right \(right)")
+    #expect(abs(wrong) < 4, "other song \(wrong)")
+    #expect(abs(elsewhere) < 4, "other place \(elsewhere)")
+  }
+
+  @Test("agreement counts bits: the same words agree fully, their complements not at all")
+  func agreementArithmetic() {
+    let words: [UInt32] = (0..<100).map { UInt32(truncatingIfNeeded: $0 &* 2_654_435_761) }
+    let same = BandBits.agreement(song: words, query: words, offsetFrames: 0, speed: 1, lag: 4)
+    // 96 frames compared, 32 bits each: (n/2) / sqrt(n/4) = sqrt(n).
+    #expect(abs(same - (96.0 * 32).squareRoot()) < 1e-9)
+    let flipped = BandBits.agreement(
+      song: words, query: words.map { ~$0 }, offsetFrames: 0, speed: 1, lag: 4)
+    #expect(abs(flipped + same) < 1e-9)
+    // Nothing lined up: nothing said.
+    #expect(BandBits.agreement(song: words, query: words, offsetFrames: 500, speed: 1, lag: 4) == 0)
+  }
+
+  @Test("bits made a piece at a time are exactly those of the whole recording")
+  func streamedBits() {
+    let samples = melody(seconds: 23.7, seed: 5)
+    let whole = Fingerprinter().print(id: "x", mono: samples)
+    var stream = PeakStream()
+    var at = 0
+    var sizes = [7, 50_000, 123_457, 3, 99_999].makeIterator()
+    while at < samples.count {
+      let size = sizes.next() ?? 88_888
+      stream.append(mono: Array(samples[at..<min(samples.count, at + size)]))
+      at += size
+    }
+    _ = stream.finish()
+    #expect(whole.bits.count > 900)
+    #expect(stream.bits == whole.bits)
+  }
+
+  @Test("a recording's bits at a speed are the song's bits when it was played that fast")
+  func bitsAtSpeed() throws {
+    let fingerprinter = Fingerprinter()
+    let p = fingerprinter.parameters
+    let song = melody(seconds: 16, seed: 12)
+    let songBits = fingerprinter.print(id: "a", mono: song).bits
+    let heard = fingerprinter.recording(mono: played(Array(song[88_200..<441_000]), speed: 1.03))
+    let offset = Int((2 / p.frameSeconds).rounded())
+    let atSpeed = BandBits.agreement(
+      song: songBits, query: try #require(heard.bits(speed: 1.03, parameters: p)),
+      offsetFrames: offset, speed: 1.03, lag: p.bandLag)
+    let unmoved = BandBits.agreement(
+      song: songBits, query: try #require(heard.bits(speed: 1, parameters: p)),
+      offsetFrames: offset, speed: 1, lag: p.bandLag)
+    #expect(atSpeed > 2 * max(unmoved, 5), "at 1.03: \(atSpeed), at 1: \(unmoved)")
+    #expect(heard.bits(speed: 1.2, parameters: p) == nil)
+  }
+
+  @Test("the rule: bits that agree clearly name one of the first two candidates; else hashes")
+  func rule() {
+    let p = FingerprintParameters()
+    typealias C = MatchRule.Candidate
+    // Bits that agree well beyond chance and beyond every other candidate name the song, the
+    // second by hashes as well as the first.
+    #expect(
+      MatchRule.choose(
+        [C(score: 7, agreement: 1, queryHashes: 900), C(score: 6, agreement: 9, queryHashes: 900)],
+        parameters: p) == 1)
+    // Not a candidate further down, nor one with too few hashes.
+    let third = [
+      C(score: 7, agreement: 1, queryHashes: 900), C(score: 6, agreement: 0, queryHashes: 900),
+      C(score: 6, agreement: 12, queryHashes: 900),
+    ]
+    #expect(MatchRule.choose(third, parameters: p) == nil)
+    #expect(
+      MatchRule.choose(
+        [
+          C(score: 5, agreement: 12, queryHashes: 900), C(score: 4, agreement: 0, queryHashes: 900),
+        ],
+        parameters: p) == nil)
+    // Two candidates that agree alike (a passage they share): not on the bits.
+    #expect(
+      MatchRule.choose(
+        [C(score: 7, agreement: 8, queryHashes: 900), C(score: 6, agreement: 7, queryHashes: 900)],
+        parameters: p) == nil)
+    // Nor when a candidate further down agrees nearly as well.
+    let shared = third.enumerated().map { i, c in
+      C(score: c.score, agreement: i == 0 ? 9 : (i == 2 ? 7 : 0), queryHashes: 900)
+    }
+    #expect(MatchRule.choose(shared, parameters: p) == nil)
+    // Under `minAgreement`: not on the bits.
+    #expect(
+      MatchRule.choose(
+        [
+          C(score: 7, agreement: 5.9, queryHashes: 900),
+          C(score: 4, agreement: 0, queryHashes: 900),
+        ],
+        parameters: p) == nil)
+    // The hash rules hold as before, whatever the bits say.
+    #expect(
+      MatchRule.choose(
+        [
+          C(score: 30, agreement: -1, queryHashes: 900),
+          C(score: 10, agreement: 0, queryHashes: 900),
+        ],
+        parameters: p) == 0)
+    #expect(
+      MatchRule.choose(
+        [
+          C(score: 29, agreement: -1, queryHashes: 900),
+          C(score: 10, agreement: 0, queryHashes: 900),
+        ],
+        parameters: p) == nil)
+    #expect(MatchRule.choose([], parameters: p) == nil)
+  }
+
+  @Test("silence agrees with silence on every bit, and says nothing")
+  func silenceSaysNothing() {
+    let words = [UInt32](repeating: 0, count: 200)
+    #expect(BandBits.agreement(song: words, query: words, offsetFrames: 0, speed: 1, lag: 4) == 0)
+    let bits = Fingerprinter().print(id: "quiet", mono: [Float](repeating: 0, count: 441_000)).bits
+    #expect(bits.allSatisfy { $0 == 0 })
+  }
+
+  @Test("a song heard through voices as loud as it is named by its bits where hashes fall short")
+  func namedThroughVoices() throws {
+    let fingerprinter = Fingerprinter()
+    let songs = (0..<6).map { melody(seconds: 20, seed: UInt64(40 + $0)) }
+    let index = FingerprintIndex(
+      songs: songs.enumerated().map { fingerprinter.print(id: "s\($0)", mono: $1) })
+    var named = 0
+    var byHashesAlone = 0
+    for (i, song) in songs.enumerated() {
+      let excerpt = Array(song[132_300..<352_800])
+      let noisy = zip(excerpt, voices(seconds: 5, seed: UInt64(i))).map { $0 + 1.4 * $1 }
+      let heard = fingerprinter.recording(mono: noisy)
+      let match = index.match(heard)
+      #expect(match == nil || match?.songID == "s\(i)", "named \(String(describing: match))")
+      if match?.songID == "s\(i)" { named += 1 }
+      if let best = index.bestCandidate(peaks: heard.peaks), best.songID == "s\(i)",
+        OffsetVotes.isConfident(best, parameters: index.parameters)
+      {
+        byHashesAlone += 1
+      }
+    }
+    #expect(named > byHashesAlone, "named \(named), by hashes alone \(byHashesAlone)")
+    // A recording of none of them names nothing.
+    let stranger = fingerprinter.recording(
+      mono: zip(melody(seconds: 5, seed: 99), voices(seconds: 5, seed: 77)).map { $0 + $1 })
+    #expect(index.match(stranger) == nil)
+  }
+
+  @Test("a print's bits are kept in the prints file and read back by song number")
+  func storedBits() throws {
+    let fingerprinter = Fingerprinter()
+    let prints = (0..<3).map {
+      fingerprinter.print(id: "s\($0)", mono: melody(seconds: 8, seed: UInt64(60 + $0)))
+    }
+    let data = IndexFile.encode(prints, parameters: fingerprinter.parameters)
+    let back = try IndexFile.decode(data, parameters: fingerprinter.parameters)
+    #expect(back == prints)
+    #expect(back[1].bits.count > 300)
+    let index = FingerprintIndex(songs: prints)
+    #expect(index.bits(ofSong: 2) == prints[2].bits)
+    #expect(index.bits(ofSong: 3).isEmpty)
+    // A bit count that runs past the record is refused.
+    var packed = IndexFile.pack(prints[0].peaks, bits: prints[0].bits)
+    packed[0] = 0xFF
+    packed[1] = 0xFF
+    #expect(throws: IndexFile.ReadError.self) {
+      try packed.withUnsafeBytes { try IndexFile.unpackBits($0) }
+    }
+  }
+}
