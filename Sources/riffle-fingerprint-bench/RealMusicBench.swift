@@ -75,12 +75,12 @@ enum RealMusicBench {
     }
   }
 
-  /// One query, fingerprinted: where it came from and its peaks.
+  /// One query, fingerprinted: where it came from, its peaks and its bits.
   struct Query {
     var condition: Int
     var song: Int
     var start: Double
-    var peaks: [Peak]
+    var recording: Recording
   }
 
   struct Song {
@@ -129,9 +129,9 @@ enum RealMusicBench {
       seconds.set(i, length)
       if song.isCatalog {
         let t0 = FingerprintBench.cpuNow()
-        let peaks = fingerprinter.peaks(mono: mono)
+        let print = fingerprinter.print(id: song.id, audioKey: song.id, mono: mono)
         fingerprintTime.set(i, FingerprintBench.cpuNow() - t0)
-        prints.set(i, SongPrint(id: song.id, audioKey: song.id, duration: length, peaks: peaks))
+        prints.set(i, print)
       } else {
         prints.set(i, nil)
         fingerprintTime.set(i, 0)
@@ -150,7 +150,8 @@ enum RealMusicBench {
               scratch: scratch, tag: counter.next())
             made.append(
               Query(
-                condition: c, song: i, start: start, peaks: fingerprinter.queryPeaks(mono: audio)))
+                condition: c, song: i, start: start,
+                recording: fingerprinter.recording(mono: audio)))
           } catch {
             log("\(condition.name) of \(song.path): \(error)")
           }
@@ -178,15 +179,50 @@ enum RealMusicBench {
     let logScores = ProcessInfo.processInfo.environment["RIFFLE_BENCH_SCORES"] != nil
     for query in queries.values.joined() {
       let song = songs[query.song]
-      // For tuning the thresholds: every query's best candidate, however weak.
-      if logScores, let best = index.bestCandidate(peaks: query.peaks) {
-        let kind = song.isCatalog ? (best.songID == song.id ? "right" : "wrong") : "stranger"
+      // For tuning the rules: every query's candidates, however weak, with their scores and
+      // how well their bits agree (`MatchRule` replayed over the log).
+      if logScores {
+        let found = index.candidates(
+          peaks: query.recording.peaks, count: index.parameters.checkedCandidates)
+        let entries = found.map { candidate in
+          let bits = index.bits(ofSong: candidate.songNumber)
+          var agreement = -99.0
+          for step in [-1.0, 0, 1] {
+            let speed = candidate.speed + step * index.parameters.speedStep
+            guard let heard = query.recording.bits(speed: speed, parameters: index.parameters)
+            else { continue }
+            for shift in -2...2 {
+              agreement = max(
+                agreement,
+                BandBits.agreement(
+                  song: bits, query: heard, offsetFrames: candidate.offsetFrames + shift,
+                  speed: speed, lag: index.parameters.bandLag))
+            }
+          }
+          var background: [Double] = []
+          if let heard = query.recording.bits(speed: candidate.speed, parameters: index.parameters)
+          {
+            for shift in [-430, -370, -310, -250, -190, -130, 130, 190, 250, 310, 370, 430] {
+              background.append(
+                BandBits.agreement(
+                  song: bits, query: heard, offsetFrames: candidate.offsetFrames + shift,
+                  speed: candidate.speed, lag: index.parameters.bandLag))
+            }
+          }
+          let mean = background.reduce(0, +) / Double(max(1, background.count))
+          let sd =
+            (background.map { ($0 - mean) * ($0 - mean) }.reduce(0, +)
+            / Double(max(1, background.count))).squareRoot()
+          return (candidate.songID == song.id ? "R" : "W") + ":\(candidate.score):"
+            + String(
+              format: "%.2f:%.2f:%.2f:%.2f", agreement, mean, background.max() ?? 0, sd)
+        }
         log(
-          "score\t\(conditions[query.condition].name)\t\(kind)\t\(best.score)\t"
-            + "\(best.runnerUp)\t\(best.queryHashes)")
+          "score\t\(conditions[query.condition].name)\t"
+            + "\(song.isCatalog ? "catalog" : "stranger")\t\(entries.joined(separator: " "))")
       }
       let t0 = FingerprintBench.cpuNow()
-      let match = index.match(peaks: query.peaks)
+      let match = index.match(query.recording)
       matchTimes.append(FingerprintBench.cpuNow() - t0)
       if song.isCatalog {
         asked[query.condition] += 1
@@ -273,12 +309,16 @@ enum RealMusicBench {
   /// (a theme in two arrangements, a loop in two tracks): songs that share audio are found by
   /// matching 10 s pieces (every 5 s) of each song against all the others, and such a group goes wholly
   /// into the catalog or wholly into the strangers, or a stranger would "falsely" match the
-  /// catalog song that really holds its audio.
+  /// catalog song that really holds its audio. A piece joins a song's group when the margin
+  /// rule names the other song, or when any of the other songs with 20 or more agreeing
+  /// hashes also agrees bit for bit (`BandBits`, 10 deviations: a shared passage in clean
+  /// audio agrees by 50 and more): a passage three songs share has no margin over either.
   static func split(_ paths: [String], fingerprinter: Fingerprinter) throws -> [Song] {
     log("looking for songs that share audio...")
     let prints = Slots<SongPrint>(paths.count)
     DispatchQueue.concurrentPerform(iterations: paths.count) { i in
       var peaks: [Peak] = []
+      var bits: [UInt32] = []
       var seconds = 0.0
       if let data = FileManager.default.contents(atPath: paths[i]),
         let pcm = try? DecoderFactory.decodeAll(data)
@@ -287,11 +327,14 @@ enum RealMusicBench {
           Resampler.mono(pcm16: $0, channels: PCMFormat.channels)
         }
         seconds = Double(mono.count) / 44_100
-        peaks = fingerprinter.peaks(mono: mono)
+        let print = fingerprinter.print(id: "\(i)", mono: mono)
+        peaks = print.peaks
+        bits = print.bits
       } else {
         log("cannot decode \(paths[i]): left out")
       }
-      prints.set(i, SongPrint(id: "\(i)", audioKey: "", duration: seconds, peaks: peaks))
+      prints.set(
+        i, SongPrint(id: "\(i)", audioKey: "", duration: seconds, peaks: peaks, bits: bits))
     }
     let all = prints.values
     var group = Array(all.indices)
@@ -301,9 +344,10 @@ enum RealMusicBench {
       return i
     }
     let window = Int(10 / fingerprinter.parameters.frameSeconds)
+    var still = fingerprinter.parameters
+    still.maxSpeedChange = 0
     for (i, song) in all.enumerated() {
-      let others = FingerprintIndex(
-        songs: all.filter { $0.id != song.id }, parameters: fingerprinter.parameters)
+      let others = FingerprintIndex(songs: all.filter { $0.id != song.id }, parameters: still)
       var from = 0
       while let last = song.peaks.last, from < last.frame {
         let piece = song.peaks.filter { $0.frame >= from && $0.frame < from + window }.map {
@@ -312,6 +356,14 @@ enum RealMusicBench {
         let landmarks = LandmarkHasher.landmarks(piece, parameters: fingerprinter.parameters)
         if let match = others.match(landmarks), let j = Int(match.songID) {
           group[root(i)] = root(j)
+        }
+        let pieceBits = Array(
+          song.bits[min(from, song.bits.count)..<min(from + window, song.bits.count)])
+        for candidate in others.candidates(peaks: piece, count: 3) where candidate.score >= 20 {
+          let agreement = BandBits.agreement(
+            song: others.bits(ofSong: candidate.songNumber), query: pieceBits,
+            offsetFrames: candidate.offsetFrames, speed: 1, lag: still.bandLag)
+          if agreement >= 10, let j = Int(candidate.songID) { group[root(i)] = root(j) }
         }
         from += window / 2
       }
@@ -646,7 +698,7 @@ enum RealMusicBench {
     var right = 0
     for query in queries {
       let start = FingerprintBench.cpuNow()
-      let match = index.match(peaks: query.peaks)
+      let match = index.match(query.recording)
       times.append(FingerprintBench.cpuNow() - start)
       if let match, names[match.songID] == songs[query.song].id { right += 1 }
     }
@@ -663,13 +715,18 @@ enum RealMusicBench {
   /// and turned upside down when `flipped`: the distances between peaks stay (but for pairs
   /// that cross the top), so the copy has as many landmarks, spread over the hashes as
   /// unevenly, but other hashes: a different song, which no speed search finds in the first.
+  /// Its bits are scrambled (each word XORed with a pseudo-random one seeded by the copy), so
+  /// they agree with the song's no more than another song's would.
   static func relabelled(_ print: SongPrint, copy: Int, shift: Int, flipped: Bool) -> SongPrint {
     let peaks = print.peaks.map { peak in
       let moved = (peak.bin + shift) % 512
       return Peak(frame: peak.frame, bin: flipped ? 511 - moved : moved, prominence: 0)
     }
+    var random = SeededRandom(seed: UInt64(copy) &* 2_654_435_761 &+ 1)
+    let bits = print.bits.map { $0 ^ UInt32(truncatingIfNeeded: random.next()) }
     return SongPrint(
-      id: "\(print.id)#\(copy)", audioKey: print.audioKey, duration: print.duration, peaks: peaks)
+      id: "\(print.id)#\(copy)", audioKey: print.audioKey, duration: print.duration, peaks: peaks,
+      bits: bits)
   }
 }
 
