@@ -71,15 +71,7 @@ struct CheckTests {
   func streamedBits() {
     let samples = melody(seconds: 23.7, seed: 5)
     let whole = Fingerprinter().print(id: "x", mono: samples)
-    var stream = PeakStream()
-    var at = 0
-    var sizes = [7, 50_000, 123_457, 3, 99_999].makeIterator()
-    while at < samples.count {
-      let size = sizes.next() ?? 88_888
-      stream.append(mono: Array(samples[at..<min(samples.count, at + size)]))
-      at += size
-    }
-    _ = stream.finish()
+    let stream = streamed(samples, sizes: [7, 50_000, 123_457, 3, 99_999], rest: 88_888)
     #expect(whole.bits.count > 900)
     #expect(stream.bits == whole.bits)
   }
