@@ -59,26 +59,31 @@ public enum BandBits {
     let lag = p.bandLag
     let stride = width + 1
     let edges = edges.map { min($0, width) }
-    func energies(_ frame: Int, _ out: inout [Float]) {
+    // Each frame's band energies once (a frame serves as `now` and, `lag` frames later, as
+    // `before`).
+    let first = max(from - lag, sumsFirst, 0)
+    let count = max(0, to - first)
+    var energy = [Float](repeating: 0, count: count * bandCount)
+    for frame in first..<max(first, to) {
       let base = (frame - sumsFirst) * stride
+      let row = (frame - first) * bandCount
       for band in 0..<bandCount {
         let low = edges[band]
         let high = max(low + 1, edges[band + 1])
         let power = high <= width ? sums[base + high] - sums[base + low] : 0
-        out[band] = Float(log(max(0, power) + 1e-9))
+        energy[row + band] = Float(log(max(0, power) + 1e-9))
       }
     }
-    var now = [Float](repeating: 0, count: bandCount)
-    var before = [Float](repeating: 0, count: bandCount)
     var out = [UInt32](repeating: 0, count: max(0, to - from))
-    for frame in from..<max(from, to) where frame - lag >= sumsFirst && frame - lag >= 0 {
-      energies(frame, &now)
-      energies(frame - lag, &before)
+    for frame in from..<max(from, to) where frame - lag >= first {
+      let now = (frame - first) * bandCount
+      let before = (frame - lag - first) * bandCount
       var word: UInt32 = 0
       for band in 0..<(bandCount - 1) {
-        if (now[band] - now[band + 1]) - (before[band] - before[band + 1]) > 0 {
-          word |= 1 << UInt32(band)
-        }
+        let change =
+          (energy[now + band] - energy[now + band + 1])
+          - (energy[before + band] - energy[before + band + 1])
+        if change > 0 { word |= 1 << UInt32(band) }
       }
       out[frame - from] = word
     }
