@@ -112,8 +112,8 @@ final class EffectRunner {
       clients.likes.set(id, liked) { error in
         if let error { FileHandle.standardError.write(Data("likes: \(error)\n".utf8)) }
       }
-    case .listen(let seconds, let feedURL, let songs):
-      clients.identify.start(seconds, feedURL, songs) { event in post(event.action) }
+    case .listen(let seconds, let feedURL, let songs, let queued):
+      clients.identify.start(seconds, feedURL, songs, queued) { event in post(event.action) }
     case .stopListening:
       clients.identify.stop()
     case .nameHeard(let seconds):

@@ -27,19 +27,21 @@ public enum ListenEvent: Equatable, Sendable {
 
 /// Naming a song heard nearby, as the view model drives it.
 public struct IdentifyClient: Sendable {
-  /// Listens for up to `seconds` and names the song among `songs`; events may come from any
-  /// thread, and the last one is `.identified` or `.failed` (none after `stop`).
+  /// Listens for up to `seconds` and names the song among `songs` or the `queued` songs (up
+  /// next, not among `songs`); events may come from any thread, and the last one is
+  /// `.identified` or `.failed` (none after `stop`).
   public var start:
     @Sendable (
-      _ seconds: Double, _ feedURL: URL?, _ songs: [Song],
+      _ seconds: Double, _ feedURL: URL?, _ songs: [Song], _ queued: [Song],
       _ events: @escaping @Sendable (ListenEvent) -> Void
     ) -> Void
   public var stop: @Sendable () -> Void
 
   public init(
     start:
-      @escaping @Sendable (Double, URL?, [Song], @escaping @Sendable (ListenEvent) -> Void) ->
-      Void,
+      @escaping @Sendable (
+        Double, URL?, [Song], [Song], @escaping @Sendable (ListenEvent) -> Void
+      ) -> Void,
     stop: @escaping @Sendable () -> Void
   ) {
     self.start = start
@@ -48,18 +50,20 @@ public struct IdentifyClient: Sendable {
 
   /// For players that cannot listen (tests that do not exercise it).
   public static let unavailable = IdentifyClient(
-    start: { _, _, _, events in events(.failed("Listening is not available here")) },
+    start: { _, _, _, _, events in events(.failed("Listening is not available here")) },
     stop: {})
 
   /// Records from `capture` and matches against the feed's fingerprints in `store`; on a
-  /// library page, against the whole `library` store when there is one.
+  /// library page, against the whole `library` store when there is one; and against the
+  /// queued songs' own prints in `store` (key `riffle:queue`), the better match winning.
   public static func live(
     capture: CaptureChoice, store: FingerprintStore, library: LibraryPrintsAccess? = nil
   ) -> IdentifyClient {
     let listener = Listener(capture: capture, store: store, library: library)
     return IdentifyClient(
-      start: { seconds, feedURL, songs, events in
-        listener.start(seconds: seconds, feedURL: feedURL, songs: songs, events: events)
+      start: { seconds, feedURL, songs, queued, events in
+        listener.start(
+          seconds: seconds, feedURL: feedURL, songs: songs, queued: queued, events: events)
       },
       stop: { listener.stop() })
   }
@@ -103,7 +107,7 @@ final class Listener: @unchecked Sendable {
   }
 
   func start(
-    seconds: Double, feedURL: URL?, songs: [Song],
+    seconds: Double, feedURL: URL?, songs: [Song], queued: [Song] = [],
     events: @escaping @Sendable (ListenEvent) -> Void
   ) {
     let mine = lock.withLock {
@@ -128,14 +132,24 @@ final class Listener: @unchecked Sendable {
         update = store.update(feed: feed, songs: songs)
       }
       // stderr is the log while the screen is up.
-      for problem in update.problems {
+      var indexes = [update.index]
+      var problems = update.problems
+      // Up next: kept under a key of its own, never in the feed's (which drops songs it no
+      // longer lists); only songs new to it are fingerprinted.
+      if !queued.isEmpty, let key = SourceKind.queue.fingerprintKey, key != feed {
+        let queue = store.update(feed: key, songs: queued)
+        indexes.append(queue.index)
+        problems += queue.problems
+      }
+      for problem in problems {
         FileHandle.standardError.write(Data("fingerprints: skipped \(problem)\n".utf8))
       }
-      index.set(update.index)
+      index.set(indexes)
     }
 
     let capture = self.capture
-    let loaded = Set(songs.map(\.id))
+    // A queued song found is played from up next, not only named as the library's.
+    let loaded = Set(songs.map(\.id)).union(queued.map(\.id))
     let thread = Thread {
       // Named for /proc and debuggers (Foundation's `name` does not reach the kernel here).
       riffle_name_current_thread("riffle-listen")
@@ -177,7 +191,7 @@ final class Listener: @unchecked Sendable {
     func heard() -> Double { Double(samples.count) / rate }
     func tryMatch() -> Bool {
       guard let ready = index.wait(timeout: 0) else { return false }
-      guard let match = ready.match(fingerprinter.recording(mono: samples)) else {
+      guard let match = bestMatch(samples, in: ready, fingerprinter: fingerprinter) else {
         return false
       }
       // A recording played fast covers more of the song than the seconds it took.
@@ -213,7 +227,7 @@ final class Listener: @unchecked Sendable {
       send(.failed("No song matched"))
       return
     }
-    if let match = ready.match(fingerprinter.recording(mono: samples)) {
+    if let match = bestMatch(samples, in: ready, fingerprinter: fingerprinter) {
       send(.identified(songID: match.songID, offset: match.offset, listened: heard() * match.speed))
     } else {
       send(.failed("No song matched"))
@@ -221,10 +235,25 @@ final class Listener: @unchecked Sendable {
   }
 }
 
-/// The index once it is ready, waited for from the recording thread.
+/// The recording's match in each index (the feed's, up next's), the better one: the higher
+/// score, a tie keeping the first (the rule of `LibraryPrints.better`). All matching goes
+/// through here.
+private func bestMatch(
+  _ samples: [Float], in indexes: [FingerprintIndex], fingerprinter: Fingerprinter
+) -> FingerprintMatch? {
+  let recording = fingerprinter.recording(mono: samples)
+  var best: FingerprintMatch?
+  for index in indexes {
+    guard let match = index.match(recording) else { continue }
+    if best.map({ match.score > $0.score }) ?? true { best = match }
+  }
+  return best
+}
+
+/// The indexes once they are ready, waited for from the recording thread.
 private final class IndexBox: @unchecked Sendable {
   private let condition = NSCondition()
-  private var index: FingerprintIndex?
+  private var index: [FingerprintIndex]?
   private var songNames: [String: Song] = [:]
 
   /// The library's songs by id when the whole library is searched (set before the index).
@@ -233,14 +262,14 @@ private final class IndexBox: @unchecked Sendable {
     set { condition.withLock { songNames = newValue } }
   }
 
-  func set(_ value: FingerprintIndex) {
+  func set(_ value: [FingerprintIndex]) {
     condition.withLock {
       index = value
       condition.broadcast()
     }
   }
 
-  func wait(timeout: Double) -> FingerprintIndex? {
+  func wait(timeout: Double) -> [FingerprintIndex]? {
     condition.withLock {
       let deadline = Date(timeIntervalSinceNow: timeout)
       while index == nil && condition.wait(until: deadline) {}

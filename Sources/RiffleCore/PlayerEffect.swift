@@ -32,8 +32,9 @@ public enum PlayerEffect: Equatable, Sendable {
   /// `.lyricsLoaded` or `.lyricsFailed`.
   case loadLyrics(Song)
   /// Listen through the capture device for up to `seconds` and name the song among `songs`
-  /// (the feed's, fingerprinted under `feedURL`).
-  case listen(seconds: Double, feedURL: URL?, songs: [Song])
+  /// (the feed's, fingerprinted under `feedURL`) or among `queued`, the songs up next that are
+  /// not among `songs` (fingerprinted under a key of their own).
+  case listen(seconds: Double, feedURL: URL?, songs: [Song], queued: [Song] = [])
   /// Stop listening; no answer comes.
   case stopListening
   /// Name the last `seconds` the output played against the fingerprint stores on disk, and

@@ -159,7 +159,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
       state.message = .init(.info, "Stopped listening")
       return [.stopListening]
     }
-    guard !state.songs.isEmpty else {
+    guard !state.songs.isEmpty || !state.queue.isEmpty else {
       state.message = .init(.error, "No songs to compare with yet")
       return []
     }
@@ -169,7 +169,7 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
     return [
       .listen(
         seconds: PlayerState.listenSeconds, feedURL: state.source?.kind.fingerprintKey,
-        songs: state.songs)
+        songs: state.songs, queued: queuedToIdentify(state))
     ]
 
   case .listeningLevel(let level, let seconds):
@@ -180,7 +180,9 @@ public func reduce(_ state: inout PlayerState, _ action: PlayerAction) -> [Playe
   case .identified(let songID, let offset, let listened):
     guard state.identify != nil else { return [] }
     state.identify = nil
-    guard let at = state.songs.firstIndex(where: { $0.id == songID }) else {
+    guard
+      let at = state.songs.firstIndex(where: { $0.id == songID }) ?? playFromQueue(&state, songID)
+    else {
       state.message = .init(.error, "No song matched")
       return []
     }

@@ -38,7 +38,7 @@ private final class IdentifyLog: @unchecked Sendable {
         shutdown: {}),
       likes: LikesClient(all: { [:] }, set: { _, _, done in done(nil) }, flush: {}),
       identify: IdentifyClient(
-        start: { seconds, feed, songs, events in
+        start: { seconds, feed, songs, _, events in
           self.record(.start(seconds, feed, songs.map(\.id)))
           self.keep(events)
         },
