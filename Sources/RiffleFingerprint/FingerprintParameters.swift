@@ -62,12 +62,15 @@ public struct FingerprintParameters: Equatable, Sendable {
   public var checkedCandidates = 10
   /// ...and of the first `agreementRank` of them with at least `agreementMinScore` hashes,
   /// the one whose bits agree best is the answer when they agree by at least `minAgreement`
-  /// standard deviations of chance and by `minAgreementMargin` more than any other checked
-  /// candidate's (songs that share a passage agree alike: then the bits name neither).
+  /// standard deviations of chance, by `minAgreementMargin` more than any other checked
+  /// candidate's (songs that share a passage agree alike: then the bits name neither)...
   public var agreementRank = 2
   public var agreementMinScore = 6
   public var minAgreement: Double = 6
   public var minAgreementMargin: Double = 3
+  /// ...and at least this many times any other's: songs of one make (the same sounds, the
+  /// same tempo) all agree somewhat, and then the one that agrees most must stand out.
+  public var minAgreementRatio: Double = 3
 
   /// At query time, a hash whose row holds more than this many times the mean row length (and
   /// more than `minRowCap`) is not looked up: such a common pair says little about which song

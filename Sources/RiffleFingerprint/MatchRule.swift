@@ -19,10 +19,11 @@ public enum MatchRule {
 
   /// The index of the answer among `candidates` (sorted by score, best first), or nil:
   /// 1. of the first `agreementRank` candidates with `agreementMinScore` hashes or more, the
-  ///    one whose bits agree best, when they agree by `minAgreement` and by
-  ///    `minAgreementMargin` more than any other candidate's (a chance alignment stays near 0
-  ///    however many hashes it gathered; a song far down the ranking whose bits happen to
-  ///    agree is not taken: the null's tail is wider than a normal one's);
+  ///    one whose bits agree best, when they agree by `minAgreement`, by `minAgreementMargin`
+  ///    more than any other candidate's and `minAgreementRatio` times as much (a chance
+  ///    alignment stays near 0 however many hashes it gathered, but songs of one make, the
+  ///    same sounds at the same tempo, all agree somewhat; a song far down the ranking whose
+  ///    bits happen to agree is not taken: the null's tail is wider than a normal one's);
   /// 2. else the first, when its hashes alone clear `OffsetVotes.isConfident`'s thresholds
   ///    (score, margin over the second, share of the query).
   public static func choose(_ candidates: [Candidate], parameters p: FingerprintParameters)
@@ -37,6 +38,7 @@ public enum MatchRule {
       let next = max(0, others.max() ?? 0)
       if candidates[best].agreement >= p.minAgreement
         && candidates[best].agreement >= next + p.minAgreementMargin
+        && candidates[best].agreement >= next * p.minAgreementRatio
       {
         return best
       }

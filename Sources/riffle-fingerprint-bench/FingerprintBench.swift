@@ -154,10 +154,15 @@ enum FingerprintBench {
           var random = SeededRandom(seed: queryRandom.next())
           let query = try condition.make(
             from: song, start: start, random: &random, scratch: scratch)
-          let candidate = index.bestCandidate(fingerprinter.landmarks(mono: query))
-          let match = candidate.flatMap {
-            OffsetVotes.isConfident($0, parameters: index.parameters) ? $0 : nil
+          let recording = fingerprinter.recording(mono: query)
+          if ProcessInfo.processInfo.environment["RIFFLE_BENCH_SCORES"] != nil {
+            log(
+              "score\t\(condition.name)\t\(which == 0 ? "catalog" : "stranger")\t"
+                + RealMusicBench.candidateLog(
+                  index, recording, right: which == 0 ? "song-\(catalogSeeds[i])" : ""))
           }
+          let candidate = index.bestCandidate(peaks: recording.peaks)
+          let match = index.match(recording)
           if let candidate {
             let ok = which == 0 && candidate.songID == "song-\(catalogSeeds[i])"
             scores.append((ok, candidate))
@@ -209,8 +214,9 @@ enum FingerprintBench {
       let clip = Array(song[Int(start * 44_100)..<Int((start + 10) * 44_100)])
       var random = SeededRandom(seed: UInt64(i))
       let noisy = Noise.white.add(to: clip, snr: 0, random: &random)
+      let recording = fingerprinter.recording(mono: noisy)
       let t0 = cpuNow()
-      let match = largeIndex.match(fingerprinter.landmarks(mono: noisy))
+      let match = largeIndex.match(recording)
       times.append(cpuNow() - t0)
       if match?.songID == "song-\(catalogSeeds[i])" { largeRight += 1 }
     }
@@ -263,13 +269,13 @@ enum FingerprintBench {
       let peaks = PeakPicker.peaks(in: spectrogram, parameters: p)
       t[2].append(cpuNow() - t0)
       t0 = cpuNow()
-      let landmarks = LandmarkHasher.landmarks(peaks, parameters: p)
+      let recording = Recording(peaks: peaks, spectrogram: spectrogram, parameters: p)
       t[3].append(cpuNow() - t0)
       t0 = cpuNow()
-      _ = index.bestCandidate(landmarks)
+      _ = index.match(recording)
       t[4].append(cpuNow() - t0)
     }
-    let names = ["resample", "spectrogram", "peaks", "pairs", "lookup"]
+    let names = ["resample", "spectrogram", "peaks", "bits at 21 speeds", "matching"]
     return zip(names, t).map { name, times in
       String(format: "%@ %.1f", name, 1000 * times.sorted()[times.count / 2])
     }.joined(separator: ", ") + " ms"
@@ -286,11 +292,7 @@ enum FingerprintBench {
   static func fingerprintAll(_ songs: [[Float]], ids: [String], _ f: Fingerprinter) -> [SongPrint] {
     let slots = Slots<SongPrint>(songs.count)
     DispatchQueue.concurrentPerform(iterations: songs.count) { i in
-      slots.set(
-        i,
-        SongPrint(
-          id: ids[i], audioKey: ids[i], duration: Double(songs[i].count) / 44_100,
-          peaks: f.peaks(mono: songs[i])))
+      slots.set(i, f.print(id: ids[i], audioKey: ids[i], mono: songs[i]))
     }
     return slots.values
   }

@@ -186,44 +186,10 @@ enum RealMusicBench {
       // For tuning the rules: every query's candidates, however weak, with their scores and
       // how well their bits agree (`MatchRule` replayed over the log).
       if logScores {
-        let found = index.candidates(
-          peaks: query.recording.peaks, count: index.parameters.checkedCandidates)
-        let entries = found.map { candidate in
-          let bits = index.bits(ofSong: candidate.songNumber)
-          var agreement = -99.0
-          for step in [-1.0, 0, 1] {
-            let speed = candidate.speed + step * index.parameters.speedStep
-            guard let heard = query.recording.bits(speed: speed, parameters: index.parameters)
-            else { continue }
-            for shift in -2...2 {
-              agreement = max(
-                agreement,
-                BandBits.agreement(
-                  song: bits, query: heard, offsetFrames: candidate.offsetFrames + shift,
-                  speed: speed, lag: index.parameters.bandLag))
-            }
-          }
-          var background: [Double] = []
-          if let heard = query.recording.bits(speed: candidate.speed, parameters: index.parameters)
-          {
-            for shift in [-430, -370, -310, -250, -190, -130, 130, 190, 250, 310, 370, 430] {
-              background.append(
-                BandBits.agreement(
-                  song: bits, query: heard, offsetFrames: candidate.offsetFrames + shift,
-                  speed: candidate.speed, lag: index.parameters.bandLag))
-            }
-          }
-          let mean = background.reduce(0, +) / Double(max(1, background.count))
-          let sd =
-            (background.map { ($0 - mean) * ($0 - mean) }.reduce(0, +)
-            / Double(max(1, background.count))).squareRoot()
-          return (candidate.songID == song.id ? "R" : "W") + ":\(candidate.score):"
-            + String(
-              format: "%.2f:%.2f:%.2f:%.2f", agreement, mean, background.max() ?? 0, sd)
-        }
         log(
           "score\t\(conditions[query.condition].name)\t"
-            + "\(song.isCatalog ? "catalog" : "stranger")\t\(entries.joined(separator: " "))")
+            + "\(song.isCatalog ? "catalog" : "stranger")\t"
+            + candidateLog(index, query.recording, right: song.id))
       }
       let t0 = FingerprintBench.cpuNow()
       let match = index.match(query.recording)
@@ -722,6 +688,46 @@ enum RealMusicBench {
           "| 10 s babble query against %d songs (%d hashes; table opened in %.2f s), matching CPU | median %.1f ms, 95th %.1f ms; %d of %d right |",
         size, index.postingCount, openSeconds, 1000 * times[times.count / 2],
         1000 * times[min(times.count - 1, times.count * 95 / 100)], right, queries.count))
+  }
+
+  /// A query's candidates for replaying `MatchRule` over a log: each as R (the right song) or
+  /// W, its score, how well its bits agree (as `FingerprintIndex.match` measures it), and the
+  /// mean, maximum and spread of their agreement at 12 other offsets of the same song.
+  static func candidateLog(_ index: FingerprintIndex, _ recording: Recording, right: String)
+    -> String
+  {
+    let p = index.parameters
+    let found = index.candidates(peaks: recording.peaks, count: p.checkedCandidates)
+    return found.map { candidate in
+      let bits = index.bits(ofSong: candidate.songNumber)
+      var agreement = -99.0
+      for step in [-1.0, 0, 1] {
+        let speed = candidate.speed + step * p.speedStep
+        guard let heard = recording.bits(speed: speed, parameters: p) else { continue }
+        for shift in -2...2 {
+          agreement = max(
+            agreement,
+            BandBits.agreement(
+              song: bits, query: heard, offsetFrames: candidate.offsetFrames + shift,
+              speed: speed, lag: p.bandLag))
+        }
+      }
+      var background: [Double] = []
+      if let heard = recording.bits(speed: candidate.speed, parameters: p) {
+        for shift in [-430, -370, -310, -250, -190, -130, 130, 190, 250, 310, 370, 430] {
+          background.append(
+            BandBits.agreement(
+              song: bits, query: heard, offsetFrames: candidate.offsetFrames + shift,
+              speed: candidate.speed, lag: p.bandLag))
+        }
+      }
+      let mean = background.reduce(0, +) / Double(max(1, background.count))
+      let sd =
+        (background.map { ($0 - mean) * ($0 - mean) }.reduce(0, +)
+        / Double(max(1, background.count))).squareRoot()
+      return (candidate.songID == right ? "R" : "W") + ":\(candidate.score):"
+        + String(format: "%.2f:%.2f:%.2f:%.2f", agreement, mean, background.max() ?? 0, sd)
+    }.joined(separator: " ")
   }
 
   /// A print whose peaks' bins are moved `shift` bins up, round the 512 an anchor may have,

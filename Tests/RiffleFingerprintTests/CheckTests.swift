@@ -126,6 +126,19 @@ struct CheckTests {
       C(score: c.score, agreement: i == 0 ? 9 : (i == 2 ? 7 : 0), queryHashes: 900)
     }
     #expect(MatchRule.choose(shared, parameters: p) == nil)
+    // Nor when another candidate agrees by more than a third as much (songs of one make).
+    #expect(
+      MatchRule.choose(
+        [
+          C(score: 7, agreement: 14, queryHashes: 900), C(score: 6, agreement: 5, queryHashes: 900),
+        ],
+        parameters: p) == nil)
+    #expect(
+      MatchRule.choose(
+        [
+          C(score: 7, agreement: 15, queryHashes: 900), C(score: 6, agreement: 5, queryHashes: 900),
+        ],
+        parameters: p) == 0)
     // Under `minAgreement`: not on the bits.
     #expect(
       MatchRule.choose(
