@@ -167,24 +167,9 @@ public final class FingerprintIndex: @unchecked Sendable {
   public func match(_ recording: Recording) -> FingerprintMatch? {
     let found = candidates(peaks: recording.peaks, count: max(2, parameters.checkedCandidates))
     guard !found.isEmpty else { return nil }
-    let checked = found.map { candidate -> MatchRule.Candidate in
-      let song = bits(ofSong: candidate.songNumber)
-      var agreement = -Double.infinity
-      if !song.isEmpty {
-        let step = parameters.speedStep
-        for speed in [candidate.speed - step, candidate.speed, candidate.speed + step] {
-          guard let query = recording.bits(speed: speed, parameters: parameters) else { continue }
-          for shift in -2...2 {
-            agreement = max(
-              agreement,
-              BandBits.agreement(
-                song: song, query: query, offsetFrames: candidate.offsetFrames + shift,
-                speed: speed, lag: parameters.bandLag))
-          }
-        }
-      }
-      return MatchRule.Candidate(
-        score: candidate.score, agreement: agreement.isFinite ? agreement : 0,
+    let checked = found.map { candidate in
+      MatchRule.Candidate(
+        score: candidate.score, agreement: agreement(of: candidate, with: recording),
         queryHashes: candidate.queryHashes)
     }
     guard let chosen = MatchRule.choose(checked, parameters: parameters) else { return nil }
@@ -193,6 +178,28 @@ public final class FingerprintIndex: @unchecked Sendable {
     answer.agreement = checked[chosen].agreement
     answer.speed = answer.refinedSpeed ?? answer.speed
     return answer
+  }
+
+  /// How far a candidate's bits agree with the recording's (`BandBits.agreement`), lined up
+  /// at its offset and speed: the best over the frames 2 either side and the speed steps
+  /// either side (the hashes place a weak candidate a frame or a step off). 0 when the song's
+  /// bits cannot be read.
+  public func agreement(of candidate: FingerprintMatch, with recording: Recording) -> Double {
+    let song = bits(ofSong: candidate.songNumber)
+    guard !song.isEmpty else { return 0 }
+    var best = -Double.infinity
+    let step = parameters.speedStep
+    for speed in [candidate.speed - step, candidate.speed, candidate.speed + step] {
+      guard let query = recording.bits(speed: speed, parameters: parameters) else { continue }
+      for shift in -2...2 {
+        best = max(
+          best,
+          BandBits.agreement(
+            song: song, query: query, offsetFrames: candidate.offsetFrames + shift,
+            speed: speed, lag: parameters.bandLag))
+      }
+    }
+    return best.isFinite ? best : 0
   }
 
   /// The best song over every speed tried, however weak (for tuning the thresholds), with the

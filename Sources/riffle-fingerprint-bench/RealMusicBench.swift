@@ -700,18 +700,7 @@ enum RealMusicBench {
     let found = index.candidates(peaks: recording.peaks, count: p.checkedCandidates)
     return found.map { candidate in
       let bits = index.bits(ofSong: candidate.songNumber)
-      var agreement = -99.0
-      for step in [-1.0, 0, 1] {
-        let speed = candidate.speed + step * p.speedStep
-        guard let heard = recording.bits(speed: speed, parameters: p) else { continue }
-        for shift in -2...2 {
-          agreement = max(
-            agreement,
-            BandBits.agreement(
-              song: bits, query: heard, offsetFrames: candidate.offsetFrames + shift,
-              speed: speed, lag: p.bandLag))
-        }
-      }
+      let agreement = index.agreement(of: candidate, with: recording)
       var background: [Double] = []
       if let heard = recording.bits(speed: candidate.speed, parameters: p) {
         for shift in [-430, -370, -310, -250, -190, -130, 130, 190, 250, 310, 370, 430] {
