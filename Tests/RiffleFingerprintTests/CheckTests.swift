@@ -96,73 +96,31 @@ struct CheckTests {
 
   @Test("the rule: bits that agree clearly name one of the first two candidates; else hashes")
   func rule() {
-    let p = FingerprintParameters()
-    typealias C = MatchRule.Candidate
+    /// The rule's answer for candidates given as (hashes, agreement), best by hashes first.
+    func choose(_ candidates: (Int, Double)...) -> Int? {
+      MatchRule.choose(
+        candidates.map { MatchRule.Candidate(score: $0.0, agreement: $0.1, queryHashes: 900) },
+        parameters: FingerprintParameters())
+    }
     // Bits that agree well beyond chance and beyond every other candidate name the song, the
     // second by hashes as well as the first.
-    #expect(
-      MatchRule.choose(
-        [C(score: 7, agreement: 1, queryHashes: 900), C(score: 6, agreement: 9, queryHashes: 900)],
-        parameters: p) == 1)
+    #expect(choose((7, 1), (6, 9)) == 1)
     // Not a candidate further down, nor one with too few hashes.
-    let third = [
-      C(score: 7, agreement: 1, queryHashes: 900), C(score: 6, agreement: 0, queryHashes: 900),
-      C(score: 6, agreement: 12, queryHashes: 900),
-    ]
-    #expect(MatchRule.choose(third, parameters: p) == nil)
-    #expect(
-      MatchRule.choose(
-        [
-          C(score: 5, agreement: 12, queryHashes: 900), C(score: 4, agreement: 0, queryHashes: 900),
-        ],
-        parameters: p) == nil)
+    #expect(choose((7, 1), (6, 0), (6, 12)) == nil)
+    #expect(choose((5, 12), (4, 0)) == nil)
     // Two candidates that agree alike (a passage they share): not on the bits.
-    #expect(
-      MatchRule.choose(
-        [C(score: 7, agreement: 8, queryHashes: 900), C(score: 6, agreement: 7, queryHashes: 900)],
-        parameters: p) == nil)
+    #expect(choose((7, 8), (6, 7)) == nil)
     // Nor when a candidate further down agrees nearly as well.
-    let shared = third.enumerated().map { i, c in
-      C(score: c.score, agreement: i == 0 ? 9 : (i == 2 ? 7 : 0), queryHashes: 900)
-    }
-    #expect(MatchRule.choose(shared, parameters: p) == nil)
+    #expect(choose((7, 9), (6, 0), (6, 7)) == nil)
     // Nor when another candidate agrees by more than a third as much (songs of one make).
-    #expect(
-      MatchRule.choose(
-        [
-          C(score: 7, agreement: 14, queryHashes: 900), C(score: 6, agreement: 5, queryHashes: 900),
-        ],
-        parameters: p) == nil)
-    #expect(
-      MatchRule.choose(
-        [
-          C(score: 7, agreement: 15, queryHashes: 900), C(score: 6, agreement: 5, queryHashes: 900),
-        ],
-        parameters: p) == 0)
+    #expect(choose((7, 14), (6, 5)) == nil)
+    #expect(choose((7, 15), (6, 5)) == 0)
     // Under `minAgreement`: not on the bits.
-    #expect(
-      MatchRule.choose(
-        [
-          C(score: 7, agreement: 5.9, queryHashes: 900),
-          C(score: 4, agreement: 0, queryHashes: 900),
-        ],
-        parameters: p) == nil)
+    #expect(choose((7, 5.9), (4, 0)) == nil)
     // The hash rules hold as before, whatever the bits say.
-    #expect(
-      MatchRule.choose(
-        [
-          C(score: 30, agreement: -1, queryHashes: 900),
-          C(score: 10, agreement: 0, queryHashes: 900),
-        ],
-        parameters: p) == 0)
-    #expect(
-      MatchRule.choose(
-        [
-          C(score: 29, agreement: -1, queryHashes: 900),
-          C(score: 10, agreement: 0, queryHashes: 900),
-        ],
-        parameters: p) == nil)
-    #expect(MatchRule.choose([], parameters: p) == nil)
+    #expect(choose((30, -1), (10, 0)) == 0)
+    #expect(choose((29, -1), (10, 0)) == nil)
+    #expect(choose() == nil)
   }
 
   @Test("silence agrees with silence on every bit, and says nothing")
