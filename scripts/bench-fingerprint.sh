@@ -8,7 +8,9 @@
 # Other options pass through: --only TEXT (conditions whose name contains it), --seed N,
 # --queries-per-song N, --max-songs N, --scale 1000,10000 (that many songs' prints written to a
 # cache folder; riffle identify builds and maps their table: time, peak memory, size; then the
-# query time on the mapped table). RIFFLE_BENCH_SCORES=1 logs every query's best candidate.
+# query time on the mapped table, and the false matches at that size). RIFFLE_BENCH_SCORES=1
+# logs every query's candidates; RIFFLE_BENCH_DUMP=DIR writes the audio, prints and candidate
+# alignments for tuning outside the benchmark (docs/fingerprinting.md).
 # The real-music run installs the soundtrack packages, sox (the room, the phone line, speed
 # changes), espeak-ng (babble) and lame through RIFFLE_EXTRA_PACKAGES.
 set -euo pipefail

@@ -235,9 +235,9 @@ final class Listener: @unchecked Sendable {
   }
 }
 
-/// The recording's match in each index (the feed's, up next's), the better one: the higher
-/// score, a tie keeping the first (the rule of `LibraryPrints.better`). All matching goes
-/// through here.
+/// The recording's match in each index (the feed's, up next's), the better one
+/// (`FingerprintMatch.outranks`), a tie keeping the first (the rule of
+/// `LibraryPrints.better`). All matching goes through here.
 private func bestMatch(
   _ samples: [Float], in indexes: [FingerprintIndex], fingerprinter: Fingerprinter
 ) -> FingerprintMatch? {
@@ -245,7 +245,7 @@ private func bestMatch(
   var best: FingerprintMatch?
   for index in indexes {
     guard let match = index.match(recording) else { continue }
-    if best.map({ match.score > $0.score }) ?? true { best = match }
+    if best.map({ match.outranks($0) }) ?? true { best = match }
   }
   return best
 }

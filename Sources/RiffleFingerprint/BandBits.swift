@@ -124,16 +124,54 @@ public enum BandBits {
   }
 }
 
-/// A recording to name, as the matcher needs it: its peaks (for the landmarks) and its bits
-/// at every speed the matcher tries (as a song's would be had it been played that fast: the
-/// bands are moved, the frames stay), made once from its spectrogram.
+extension BandBits {
+  /// The best of `agreement` over the offsets `offsetFrames + shift` for each shift in
+  /// `shifts`, in one pass over the recording's frames.
+  static func bestAgreement(
+    song: [UInt32], query: [UInt32], offsetFrames: Int, shifts: ClosedRange<Int>,
+    speed: Double, lag: Int
+  ) -> Double {
+    let width = shifts.count
+    var compared = [Int](repeating: 0, count: width)
+    var differing = [Int](repeating: 0, count: width)
+    song.withUnsafeBufferPointer { song in
+      query.withUnsafeBufferPointer { query in
+        for i in lag..<max(lag, query.count) {
+          let word = query[i]
+          guard word != 0 else { continue }
+          let base = offsetFrames + Int((Double(i) * speed).rounded())
+          for k in 0..<width {
+            let j = base + shifts.lowerBound + k
+            guard j >= lag && j < song.count, song[j] != 0 else { continue }
+            compared[k] += 32
+            differing[k] += (song[j] ^ word).nonzeroBitCount
+          }
+        }
+      }
+    }
+    var best = -Double.infinity
+    for k in 0..<width {
+      let n = Double(compared[k])
+      best = max(best, n > 0 ? (n / 2 - Double(differing[k])) / (n / 4).squareRoot() : 0)
+    }
+    return best
+  }
+}
+
+/// A recording to name, as the matcher needs it: its peaks (for the landmarks), its bits at
+/// every speed the matcher tries (as a song's would be had it been played that fast: the
+/// bands are moved, the frames stay) and its ranked spectrogram (`PeakProbe`, where a song's
+/// peaks are looked up), made once from its spectrogram.
 public struct Recording: Sendable {
   public var peaks: [Peak]
   /// Bits by speed step (`FingerprintParameters.speedStepNumber`).
   var bitsByStep: [Int: [UInt32]]
+  /// Where a song's peaks are looked up (`PeakProbe`).
+  public var probe: PeakProbe
 
   public init(peaks: [Peak], spectrogram: Spectrogram, parameters p: FingerprintParameters) {
     self.peaks = peaks
+    probe = PeakProbe(spectrogram: spectrogram, parameters: p)
     let width = min(BandBits.topBin(p, maxSpeed: 1 + p.maxSpeedChange), spectrogram.bins)
     let sums = BandBits.powerSums(spectrogram, upTo: width)
     var bits: [Int: [UInt32]] = [:]

@@ -18,11 +18,17 @@ public struct FingerprintMatch: Equatable, Sendable {
   public var offsetFrames: Int = 0
   /// The song's number in its index (as `FingerprintIndex.songIDs` numbers it).
   public var songNumber: Int = 0
-  /// How far the song's bits agree with the recording's beyond chance, in standard
-  /// deviations (`BandBits.agreement`), when it was checked.
-  public var agreement: Double?
+  /// How far the song's bits and peaks agree with the recording's beyond chance, in standard
+  /// deviations (`FingerprintIndex.evidence(for:with:)`), when it was checked.
+  public var evidence: Double?
   /// The speed between the steps tried (`speed` is the step whose hashes voted).
   var refinedSpeed: Double?
+
+  /// Whether this answer is better supported than `other`, an answer from another index:
+  /// more evidence, then more agreeing hashes.
+  public func outranks(_ other: FingerprintMatch) -> Bool {
+    (evidence ?? 0, score) > (other.evidence ?? 0, other.score)
+  }
 
   public init(
     songID: String, offset: Double, score: Int, runnerUp: Int, queryHashes: Int,
@@ -161,23 +167,73 @@ public final class FingerprintIndex: @unchecked Sendable {
 
   /// The song that best explains a recording, if the evidence is enough
   /// (docs/fingerprinting.md, "Checking a candidate"): the songs with the most agreeing
-  /// hashes at any speed are the candidates; each one's bits are compared with the
-  /// recording's, lined up at its offset and speed (and the frames and speed steps beside
-  /// them); `MatchRule` chooses.
+  /// hashes at any speed are the candidates, each at its few best offsets; at each, the
+  /// song's bits and peaks are compared with the recording's (`evidence(for:with:)`), and
+  /// `MatchRule` chooses among the songs, each at its offset with the most evidence.
   public func match(_ recording: Recording) -> FingerprintMatch? {
-    let found = candidates(peaks: recording.peaks, count: max(2, parameters.checkedCandidates))
-    guard !found.isEmpty else { return nil }
-    let checked = found.map { candidate in
-      MatchRule.Candidate(
-        score: candidate.score, agreement: agreement(of: candidate, with: recording),
-        queryHashes: candidate.queryHashes)
-    }
-    guard let chosen = MatchRule.choose(checked, parameters: parameters) else { return nil }
-    var answer = found[chosen]
-    answer.runnerUp = found.indices.filter { $0 != chosen }.map { found[$0].score }.max() ?? 0
-    answer.agreement = checked[chosen].agreement
+    let checked = checkedCandidates(recording)
+    guard
+      let chosen = MatchRule.choose(
+        checked.map {
+          MatchRule.Candidate(
+            score: $0.score, evidence: $0.best.evidence ?? 0, queryHashes: $0.best.queryHashes)
+        }, seconds: Double(recording.probe.frames) * parameters.frameSeconds,
+        parameters: parameters)
+    else { return nil }
+    var answer = checked[chosen].best
+    answer.score = checked[chosen].score
+    answer.runnerUp =
+      checked.indices.filter { $0 != chosen }.map { checked[$0].score }.max() ?? 0
     answer.speed = answer.refinedSpeed ?? answer.speed
     return answer
+  }
+
+  /// Each candidate song (best by hashes first) with its most agreeing hashes and its
+  /// evidence, that of its offset with the most (`evidence` set), at that offset; or at the
+  /// offset with the most hashes, when its evidence is within `evidenceTie` of it (the repeats
+  /// of a loop agree nearly alike: the hashes choose among them).
+  public func checkedCandidates(_ recording: Recording) -> [(
+    score: Int, best: FingerprintMatch
+  )] {
+    alignments(
+      peaks: recording.peaks, songs: max(2, parameters.checkedCandidates),
+      perSong: max(1, parameters.alignmentsPerSong)
+    ).map { offsets in
+      let stored = stored(ofSong: offsets[0].songNumber)
+      let evidences = offsets.map { evidence(for: $0, with: recording, stored: stored) }
+      let most = evidences.indices.max { evidences[$0] < evidences[$1] } ?? 0
+      var best = evidences[0] >= evidences[most] - Self.evidenceTie ? offsets[0] : offsets[most]
+      best.evidence = evidences[most]
+      return (offsets[0].score, best)
+    }
+  }
+
+  /// Evidence within this of a song's most is as good, for choosing where in it the
+  /// recording is.
+  static let evidenceTie = 2.0
+
+  /// How far a song agrees with the recording at an alignment (offset and speed), beyond
+  /// chance, in standard deviations: its peaks (`PeakProbe.agreement`) and its bits
+  /// (`agreement(of:with:)`) together, (peaks + bits) / sqrt 2, the bits counting at most
+  /// `bitsOverPeaks` more than the peaks. Each alone stays within a few deviations of 0 by
+  /// chance. Heard through voices, a song often agrees clearly on one and weakly on the other
+  /// (a bass line keeps its peaks, a bright passage its bits); a song of the same make moves
+  /// its bands like the recording's (its bits agree) without sharing its notes (its peaks do
+  /// not). 0 when the song's print cannot be read.
+  public func evidence(for alignment: FingerprintMatch, with recording: Recording) -> Double {
+    evidence(for: alignment, with: recording, stored: stored(ofSong: alignment.songNumber))
+  }
+
+  func evidence(
+    for alignment: FingerprintMatch, with recording: Recording,
+    stored: (peaks: [Peak], bits: [UInt32])?
+  ) -> Double {
+    guard let stored else { return 0 }
+    let bits = agreement(of: alignment, with: recording, songBits: stored.bits)
+    let peaks =
+      recording.probe.agreement(
+        peaks: stored.peaks, offsetFrames: alignment.offsetFrames, speed: alignment.speed) ?? 0
+    return (peaks + min(bits, max(0, peaks) + parameters.bitsOverPeaks)) / 2.0.squareRoot()
   }
 
   /// How far a candidate's bits agree with the recording's (`BandBits.agreement`), lined up
@@ -185,19 +241,22 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// either side (the hashes place a weak candidate a frame or a step off). 0 when the song's
   /// bits cannot be read.
   public func agreement(of candidate: FingerprintMatch, with recording: Recording) -> Double {
-    let song = bits(ofSong: candidate.songNumber)
+    agreement(of: candidate, with: recording, songBits: bits(ofSong: candidate.songNumber))
+  }
+
+  func agreement(of candidate: FingerprintMatch, with recording: Recording, songBits song: [UInt32])
+    -> Double
+  {
     guard !song.isEmpty else { return 0 }
     var best = -Double.infinity
     let step = parameters.speedStep
     for speed in [candidate.speed - step, candidate.speed, candidate.speed + step] {
       guard let query = recording.bits(speed: speed, parameters: parameters) else { continue }
-      for shift in -2...2 {
-        best = max(
-          best,
-          BandBits.agreement(
-            song: song, query: query, offsetFrames: candidate.offsetFrames + shift,
-            speed: speed, lag: parameters.bandLag))
-      }
+      best = max(
+        best,
+        BandBits.bestAgreement(
+          song: song, query: query, offsetFrames: candidate.offsetFrames, shifts: -2...2,
+          speed: speed, lag: parameters.bandLag))
     }
     return best.isFinite ? best : 0
   }
@@ -218,41 +277,67 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// refined between the steps: the top of a parabola through its best score and its scores
   /// at the speeds either side.
   public func candidates(peaks: [Peak], count: Int) -> [FingerprintMatch] {
-    var bySong: [Int: FingerprintMatch] = [:]
-    var scores: [Int: [Int: Int]] = [:]  // song -> speed step -> score
+    alignments(peaks: peaks, songs: count, perSong: 1).map { $0[0] }
+  }
+
+  /// The `songs` songs with the most agreeing hashes, best first, each with its `perSong`
+  /// best alignments (offset and speed; offsets at least `OffsetVotes.minSeparation` frames
+  /// apart, whatever the speed), best first: a song that repeats, or whose hashes the noise
+  /// drowned at the right offset, may hold the recording at another than its best. The
+  /// first alignment's speed is refined as `candidates` says.
+  public func alignments(peaks: [Peak], songs count: Int, perSong: Int) -> [[FingerprintMatch]] {
+    var bySong: [Int: [FingerprintMatch]] = [:]
+    var scores: [Int: [Int: Int]] = [:]  // song -> speed step -> best score
     let buffer = VoteBuffer()
     let step = parameters.speedStep
     func stepNumber(_ speed: Double) -> Int { parameters.speedStepNumber(speed) }
+    var hashing = parameters
+    hashing.fanOut = parameters.queryFanOut
     for speed in parameters.speeds {
-      let landmarks = LandmarkHasher.landmarks(peaks, parameters: parameters, speed: speed)
+      let landmarks = LandmarkHasher.landmarks(peaks, parameters: hashing, speed: speed)
       let n = gatherVotes(landmarks, into: buffer)
-      let top = OffsetVotes.top(
+      let top = OffsetVotes.topAlignments(
         UnsafeMutableBufferPointer(rebasing: buffer.votes[0..<n]),
         scratch: UnsafeMutableBufferPointer(rebasing: buffer.scratch[0..<n]),
-        keyBits: voteKeyBits, count: count)
+        keyBits: voteKeyBits, count: count, perSong: perSong)
       for entry in top {
-        scores[entry.song, default: [:]][stepNumber(speed)] = entry.score
-        guard (bySong[entry.song]?.score ?? 0) < entry.score else { continue }
-        var found = match(
-          song: entry.song, offset: entry.offset, score: entry.score, runnerUp: 0,
-          queryHashes: landmarks.count)
-        found.speed = speed
-        bySong[entry.song] = found
+        scores[entry.song, default: [:]][stepNumber(speed)] = entry.alignments[0].score
+        var kept = bySong[entry.song] ?? []
+        for alignment in entry.alignments {
+          if kept.contains(where: {
+            abs(Int64($0.offsetFrames) - alignment.offset) < OffsetVotes.minSeparation
+              && $0.score >= alignment.score
+          }) {
+            continue
+          }
+          kept.removeAll {
+            abs(Int64($0.offsetFrames) - alignment.offset) < OffsetVotes.minSeparation
+          }
+          var found = match(
+            song: entry.song, offset: alignment.offset, score: alignment.score, runnerUp: 0,
+            queryHashes: landmarks.count)
+          found.speed = speed
+          kept.append(found)
+        }
+        // Stable: of two with one score, the one found first (nearer speed 1) stays first.
+        kept.sort { $0.score > $1.score }
+        bySong[entry.song] = Array(kept.prefix(perSong))
       }
     }
-    let best = bySong.values.sorted { ($0.score, $1.songNumber) > ($1.score, $0.songNumber) }
-      .prefix(count)
-    return best.map { candidate in
-      var candidate = candidate
-      let at = stepNumber(candidate.speed)
-      let below = Double(scores[candidate.songNumber]?[at - 1] ?? 0)
-      let above = Double(scores[candidate.songNumber]?[at + 1] ?? 0)
-      let curvature = below - 2 * Double(candidate.score) + above
+    let best = bySong.values.sorted {
+      ($0[0].score, $1[0].songNumber) > ($1[0].score, $0[0].songNumber)
+    }.prefix(count)
+    return best.map { song in
+      var song = song
+      let at = stepNumber(song[0].speed)
+      let below = Double(scores[song[0].songNumber]?[at - 1] ?? 0)
+      let above = Double(scores[song[0].songNumber]?[at + 1] ?? 0)
+      let curvature = below - 2 * Double(song[0].score) + above
       if step > 0, curvature < 0 {
-        candidate.refinedSpeed =
-          candidate.speed + step * max(-0.5, min(0.5, 0.5 * (below - above) / curvature))
+        song[0].refinedSpeed =
+          song[0].speed + step * max(-0.5, min(0.5, 0.5 * (below - above) / curvature))
       }
-      return candidate
+      return song
     }
   }
 
@@ -454,21 +539,46 @@ public enum OffsetVotes {
     _ votes: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>,
     keyBits: Int, count wanted: Int
   ) -> [(song: Int, offset: Int64, score: Int)] {
-    guard !votes.isEmpty, wanted > 0 else { return [] }
+    topAlignments(votes, scratch: scratch, keyBits: keyBits, count: wanted, perSong: 1).map {
+      ($0.song, $0.alignments[0].offset, $0.alignments[0].score)
+    }
+  }
+
+  /// An offset of a song and the votes for it (with the frame beside it).
+  public struct Alignment: Equatable, Sendable {
+    public var offset: Int64
+    public var score: Int
+  }
+
+  /// The `count` songs with the most votes at one offset, best first, each with its
+  /// `perSong` best offsets (at least `minSeparation` frames apart; a vote one frame off
+  /// counts as agreeing): a song that repeats, or whose hashes were drowned at the right
+  /// offset, may hold the recording at an offset other than its best.
+  static func topAlignments(
+    _ votes: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>,
+    keyBits: Int, count wanted: Int, perSong: Int
+  ) -> [(song: Int, alignments: [Alignment])] {
+    guard !votes.isEmpty, wanted > 0, perSong > 0 else { return [] }
     radixSort(votes, scratch: scratch, keyBits: keyBits)
-    var kept: [(song: Int, offset: Int64, score: Int)] = []
+    var kept: [(song: Int, alignments: [Alignment])] = []
     kept.reserveCapacity(wanted + 1)
-    func finish(_ song: Int, _ offset: Int64, _ score: Int) {
-      guard score > 0, kept.count < wanted || score > kept[kept.count - 1].score else { return }
+    let slots = UnsafeMutableBufferPointer<Alignment>.allocate(capacity: perSong)
+    defer { slots.deallocate() }
+    var songBest = SongAlignments(slots: slots)
+    // A song's alignments become an array only when it makes the list (a few songs of the
+    // thousands voted for).
+    func finish(_ song: Int) {
+      let best = songBest.best
+      guard best > 0, kept.count < wanted || best > kept[kept.count - 1].alignments[0].score
+      else { return }
       var at = kept.count
-      while at > 0 && kept[at - 1].score < score { at -= 1 }
-      kept.insert((song, offset, score), at: at)
+      while at > 0 && kept[at - 1].alignments[0].score < best { at -= 1 }
+      kept.insert((song, songBest.alignments), at: at)
       if kept.count > wanted { kept.removeLast() }
     }
 
     let mask: UInt64 = (1 << UInt64(offsetBits)) - 1
     var song = Int(votes[0] >> UInt64(offsetBits))
-    var songBest = (offset: Int64(0), score: 0)
     var previous = (key: UInt64.max, count: 0)
     var i = 0
     while i < votes.count {
@@ -477,22 +587,69 @@ public enum OffsetVotes {
       while j < votes.count && votes[j] == key { j += 1 }
       let count = j - i
       if Int(key >> UInt64(offsetBits)) != song {
-        finish(song, songBest.offset, songBest.score)
+        finish(song)
         song = Int(key >> UInt64(offsetBits))
-        songBest = (0, 0)
+        songBest.reset()
         previous = (.max, 0)
       }
       let offset = Int64(key & mask) - bias
       let adjacent = previous.key &+ 1 == key
       let together = count + (adjacent ? previous.count : 0)
-      if together > songBest.score {
-        songBest = (adjacent && previous.count > count ? offset - 1 : offset, together)
-      }
+      songBest.offer(
+        Alignment(
+          offset: adjacent && previous.count > count ? offset - 1 : offset, score: together))
       previous = (key, count)
       i = j
     }
-    finish(song, songBest.offset, songBest.score)
+    finish(song)
     return kept
+  }
+
+  /// Frames two alignments of one song must be apart to count as two.
+  public static let minSeparation: Int64 = 3
+
+  /// A song's best few alignments, kept as its offsets go by in order, in slots reused from
+  /// song to song: an offer within `minSeparation` of a kept one replaces it only when it has
+  /// more votes.
+  struct SongAlignments {
+    let slots: UnsafeMutableBufferPointer<Alignment>
+    /// Slots in use, best first.
+    private(set) var count = 0
+
+    init(slots: UnsafeMutableBufferPointer<Alignment>) { self.slots = slots }
+
+    var best: Int { count > 0 ? slots[0].score : 0 }
+    var alignments: [Alignment] { Array(slots[0..<count]) }
+
+    mutating func reset() { count = 0 }
+
+    mutating func offer(_ new: Alignment) {
+      // Most offers (a vote or two at an offset) fall here; a lone vote is worth keeping only
+      // as a song's best, when it has nothing better.
+      if count == slots.count && new.score <= slots[count - 1].score { return }
+      if new.score < 2 && count > 0 { return }
+      for i in 0..<count
+      where abs(slots[i].offset - new.offset) < minSeparation && slots[i].score >= new.score {
+        return
+      }
+      var kept = 0
+      for i in 0..<count where abs(slots[i].offset - new.offset) >= minSeparation {
+        slots[kept] = slots[i]
+        kept += 1
+      }
+      count = kept
+      if count == slots.count {
+        guard new.score > slots[count - 1].score else { return }
+        count -= 1
+      }
+      var at = count
+      while at > 0 && slots[at - 1].score < new.score {
+        slots[at] = slots[at - 1]
+        at -= 1
+      }
+      slots[at] = new
+      count += 1
+    }
   }
 
   /// True when a candidate's evidence clears every threshold of `parameters`.

@@ -10,8 +10,9 @@ public struct FingerprintParameters: Equatable, Sendable {
   public var windowSize = 1024
   /// Samples between frames (23 ms).
   public var hop = 256
-  /// Lowest frequency bin a peak may sit in (below ~100 Hz rumble and hum dominate).
-  public var minBin = 9
+  /// Lowest frequency bin a peak may sit in (32 Hz: a bass line is what voices in a room
+  /// leave of much music; below, the window cannot tell a note from the DC).
+  public var minBin = 3
   /// One past the highest bin a peak may sit in (hash bits allow 512).
   public var maxBin = 512
   /// A peak is the largest value within this many bins above and below it...
@@ -36,8 +37,11 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// ...and in a recording to name, this many: voices or noise over the music take many of
   /// the most prominent places, and a recording's hashes cost nothing to store.
   public var queryPeaksPerSecond = 20
-  /// Each anchor pairs with up to this many later peaks in its target zone.
+  /// Each anchor pairs with up to this many later peaks in its target zone...
   public var fanOut = 15
+  /// ...and in a recording to name, this many: with more peaks a second than the song's, a
+  /// pair of the song's may lie further apart among the recording's.
+  public var queryFanOut = 15
   /// The target zone: frames after the anchor (dt in minDelta...maxDelta)...
   public var minFrameDelta = 1
   public var maxFrameDelta = 63
@@ -57,20 +61,34 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// ...and the frames between the two band differences each bit compares (93 ms).
   public var bandLag = 4
 
-  /// How a candidate is checked (docs/fingerprinting.md, "Checking a candidate"): the songs
-  /// with the most agreeing hashes, this many, have their bits compared with the recording's...
+  /// How candidates are checked (docs/fingerprinting.md, "Checking a candidate"): the songs
+  /// with the most agreeing hashes, this many...
   public var checkedCandidates = 10
-  /// ...and of the first `agreementRank` of them with at least `agreementMinScore` hashes,
-  /// the one whose bits agree best is the answer when they agree by at least `minAgreement`
-  /// standard deviations of chance, by `minAgreementMargin` more than any other checked
-  /// candidate's (songs that share a passage agree alike: then the bits name neither)...
-  public var agreementRank = 2
-  public var agreementMinScore = 6
-  public var minAgreement: Double = 6
-  public var minAgreementMargin: Double = 3
-  /// ...and at least this many times any other's: songs of one make (the same sounds, the
-  /// same tempo) all agree somewhat, and then the one that agrees most must stand out.
-  public var minAgreementRatio: Double = 3
+  /// ...each at its this many best offsets (a song that repeats, or whose hashes the voices
+  /// drowned where the recording really is), have their bits and peaks compared with the
+  /// recording's. The evidence is how far both agree beyond chance, in standard deviations:
+  /// (peaks + bits) / sqrt 2, the bits counting at most this much more than the peaks (songs
+  /// of one make, the same sounds at the same tempo, move their bands alike where their notes
+  /// differ)...
+  public var bitsOverPeaks: Double = 3
+  public var alignmentsPerSong = 8
+  /// ...and the song with the most evidence at its best offset is the answer when it has at
+  /// least this much...
+  public var minEvidence: Double = 10
+  /// ...and this much more than any other song (songs that share a passage agree alike: then
+  /// the recording names neither), or at least `minEvidenceAlone` with `wideEvidenceMargin`
+  /// more than any other (the less a song agrees, the further it must stand from the rest)...
+  public var minEvidenceMargin: Double = 3
+  public var minEvidenceAlone: Double = 8
+  public var wideEvidenceMargin: Double = 4.5
+  /// ...else the first by hashes, when its hashes clear the thresholds above and it has at
+  /// least this much evidence (a held bass note repeats one pair of peaks all through a song,
+  /// which can gather many hashes by chance).
+  public var minEvidenceWithHashes: Double = 6
+  /// The evidence thresholds hold for recordings of this many seconds or less, and grow
+  /// with the square root of a longer one's length: a likeness short of the song itself (one
+  /// make, one tempo) agrees by more deviations the longer it is heard.
+  public var evidenceSeconds: Double = 5
 
   /// At query time, a hash whose row holds more than this many times the mean row length (and
   /// more than `minRowCap`) is not looked up: such a common pair says little about which song

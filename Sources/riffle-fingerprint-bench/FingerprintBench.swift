@@ -42,6 +42,8 @@ enum FingerprintBench {
     int("PEAKS_PER_SECOND", &p.peaksPerSecond)
     int("QUERY_PEAKS_PER_SECOND", &p.queryPeaksPerSecond)
     int("FAN_OUT", &p.fanOut)
+    int("QUERY_FAN_OUT", &p.queryFanOut)
+    int("MIN_BIN", &p.minBin)
     int("HOLD_FRAMES", &p.peakHoldFrames)
     float("HOLD_WEIGHT", &p.peakHoldWeight)
     int("MAX_FRAME_DELTA", &p.maxFrameDelta)
@@ -275,7 +277,7 @@ enum FingerprintBench {
       _ = index.match(recording)
       t[4].append(cpuNow() - t0)
     }
-    let names = ["resample", "spectrogram", "peaks", "bits at 21 speeds", "matching"]
+    let names = ["resample", "spectrogram", "peaks", "bits at 21 speeds and ranks", "matching"]
     return zip(names, t).map { name, times in
       String(format: "%@ %.1f", name, 1000 * times.sorted()[times.count / 2])
     }.joined(separator: ", ") + " ms"

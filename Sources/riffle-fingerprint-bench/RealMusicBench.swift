@@ -100,11 +100,23 @@ enum RealMusicBench {
       all.count <= options.maxSongs
       ? all : (0..<options.maxSongs).map { all[$0 * all.count / options.maxSongs] }
     let scratch = try ScratchFolder()
-    // The split uses the default parameters, so tuning runs compare the same catalog.
-    let songs = try split(Array(paths), fingerprinter: Fingerprinter())
+    // The split uses fixed parameters (the defaults of 2026-11-25), so tuning runs, and runs
+    // before and after a change of the defaults, compare the same catalog.
+    var splitParameters = FingerprintParameters()
+    splitParameters.minBin = 9
+    let songs = try split(Array(paths), fingerprinter: Fingerprinter(parameters: splitParameters))
     let conditions = Condition.all.filter { c in options.only.map { c.name.contains($0) } ?? true }
     log("making babble from espeak-ng voices...")
     let babble = try makeBabble(scratch)
+    let dump = ProcessInfo.processInfo.environment["RIFFLE_BENCH_DUMP"].map(BenchDump.init)
+    if let dump {
+      for (i, song) in songs.enumerated() {
+        dump.line("song\t\(i)\t\(song.isCatalog ? "catalog" : "stranger")\t\(song.path)")
+      }
+      for (c, condition) in conditions.enumerated() {
+        dump.line("condition\t\(c)\t\(condition.name)")
+      }
+    }
 
     log("decoding \(songs.count) songs and making \(conditions.count) kinds of query...")
     let prints = Slots<SongPrint?>(songs.count)
@@ -129,6 +141,15 @@ enum RealMusicBench {
       let mono = pcm.withUnsafeBytes { Resampler.mono(pcm16: $0, channels: PCMFormat.channels) }
       let length = Double(mono.count) / 44_100
       seconds.set(i, length)
+      if song.isCatalog, let dump {
+        dump.write("song-\(i).f32", Resampler(decimation: 4).downsample(mono))
+        for rate in [40, 60] {
+          var dense = fingerprinter.parameters
+          dense.peaksPerSecond = rate
+          let peaks = Fingerprinter(parameters: dense).print(id: "", mono: mono).peaks
+          dump.write("peaks\(rate)-\(i).i32", peaks.flatMap { [Int32($0.frame), Int32($0.bin)] })
+        }
+      }
       if song.isCatalog {
         let t0 = FingerprintBench.cpuNow()
         let print = fingerprinter.print(id: song.id, audioKey: song.id, mono: mono)
@@ -155,6 +176,11 @@ enum RealMusicBench {
             let recording = fingerprinter.recording(mono: audio)
             if condition.seconds == 10 { recordingTimes.append(FingerprintBench.cpuNow() - t0) }
             made.append(Query(condition: c, song: i, start: start, recording: recording))
+            if let dump {
+              let name = "q-\(i)-\(c)-\(made.count).f32"
+              dump.write(name, Resampler(decimation: 4).downsample(audio))
+              dump.line("query\t\(name)\t\(i)\t\(c)\t\(start)")
+            }
           } catch {
             log("\(condition.name) of \(song.path): \(error)")
           }
@@ -171,6 +197,25 @@ enum RealMusicBench {
     let strangerCount = songs.indices.filter { !songs[$0].isCatalog && seconds.values[$0] > 0 }
       .count
 
+    if let dump {
+      for number in index.songIDs.indices {
+        let peaks = index.peaks(ofSong: number)
+        dump.write("peaks-\(number).i32", peaks.flatMap { [Int32($0.frame), Int32($0.bin)] })
+        dump.write("bits-\(number).u32", index.bits(ofSong: number))
+        dump.line("print\t\(number)\t\(index.songIDs[number])")
+      }
+      for query in queries.values.joined() {
+        let found = index.alignments(peaks: query.recording.peaks, songs: 10, perSong: 8)
+          .joined()
+        let text = found.map { candidate in
+          "\(candidate.songNumber):\(candidate.offsetFrames):\(candidate.speed):\(candidate.score):"
+            + String(
+              format: "%.2f:%.2f", index.agreement(of: candidate, with: query.recording),
+              index.evidence(for: candidate, with: query.recording))
+        }.joined(separator: " ")
+        dump.line("candidates\t\(query.song)\t\(query.condition)\t\(query.start)\t\(text)")
+      }
+    }
     // Matching.
     var right = [Int](repeating: 0, count: conditions.count)
     var asked = [Int](repeating: 0, count: conditions.count)
@@ -280,6 +325,9 @@ enum RealMusicBench {
         queries: queries.values.joined().filter {
           songs[$0.song].isCatalog && conditions[$0.condition].seconds == 10
             && conditions[$0.condition].name.contains("babble")
+        },
+        strangers: queries.values.joined().filter {
+          !songs[$0.song].isCatalog && conditions[$0.condition].seconds == 10
         }, songs: songs, fingerprinter: fingerprinter, riffle: options.riffle, scratch: scratch)
     }
   }
@@ -576,8 +624,8 @@ enum RealMusicBench {
   /// reused); `riffle identify` then builds the mapped table in its stream (time, peak memory,
   /// size) and maps it again; the query time is measured here on the mapped table.
   static func scaleFigures(
-    size: Int, prints: [SongPrint], queries: [Query], songs: [Song], fingerprinter: Fingerprinter,
-    riffle: String?, scratch: ScratchFolder
+    size: Int, prints: [SongPrint], queries: [Query], strangers: [Query], songs: [Song],
+    fingerprinter: Fingerprinter, riffle: String?, scratch: ScratchFolder
   ) {
     guard !prints.isEmpty, !queries.isEmpty else { return }
     let folder = scratch.url.appendingPathComponent("scale-\(size)")
@@ -688,34 +736,30 @@ enum RealMusicBench {
           "| 10 s babble query against %d songs (%d hashes; table opened in %.2f s), matching CPU | median %.1f ms, 95th %.1f ms; %d of %d right |",
         size, index.postingCount, openSeconds, 1000 * times[times.count / 2],
         1000 * times[min(times.count - 1, times.count * 95 / 100)], right, queries.count))
+    // Songs not among them, 10 s of every condition: what a larger index does to chance.
+    var named = 0
+    for query in strangers where index.match(query.recording) != nil { named += 1 }
+    print(
+      String(
+        format: "| false matches against %d songs: 10 s stranger queries named | %d of %d |",
+        size, named, strangers.count))
   }
 
-  /// A query's candidates for replaying `MatchRule` over a log: each as R (the right song) or
-  /// W, its score, how well its bits agree (as `FingerprintIndex.match` measures it), and the
-  /// mean, maximum and spread of their agreement at 12 other offsets of the same song.
+  /// A query's candidates for replaying `MatchRule` over a log: each song as R (the right
+  /// song) or W, its most agreeing hashes, and at its offset with the most evidence: the
+  /// evidence, its bits' and its peaks' agreement, and that offset in frames.
   static func candidateLog(_ index: FingerprintIndex, _ recording: Recording, right: String)
     -> String
   {
-    let p = index.parameters
-    let found = index.candidates(peaks: recording.peaks, count: p.checkedCandidates)
-    return found.map { candidate in
-      let bits = index.bits(ofSong: candidate.songNumber)
-      let agreement = index.agreement(of: candidate, with: recording)
-      var background: [Double] = []
-      if let heard = recording.bits(speed: candidate.speed, parameters: p) {
-        for shift in [-430, -370, -310, -250, -190, -130, 130, 190, 250, 310, 370, 430] {
-          background.append(
-            BandBits.agreement(
-              song: bits, query: heard, offsetFrames: candidate.offsetFrames + shift,
-              speed: candidate.speed, lag: p.bandLag))
-        }
-      }
-      let mean = background.reduce(0, +) / Double(max(1, background.count))
-      let sd =
-        (background.map { ($0 - mean) * ($0 - mean) }.reduce(0, +)
-        / Double(max(1, background.count))).squareRoot()
-      return (candidate.songID == right ? "R" : "W") + ":\(candidate.score):"
-        + String(format: "%.2f:%.2f:%.2f:%.2f", agreement, mean, background.max() ?? 0, sd)
+    index.checkedCandidates(recording).map { candidate in
+      let best = candidate.best
+      let bits = index.agreement(of: best, with: recording)
+      let peaks =
+        recording.probe.agreement(
+          peaks: index.peaks(ofSong: best.songNumber), offsetFrames: best.offsetFrames,
+          speed: best.speed) ?? 0
+      return (best.songID == right ? "R" : "W") + ":\(candidate.score):"
+        + String(format: "%.2f:%.2f:%.2f:%d", best.evidence ?? 0, bits, peaks, best.offsetFrames)
     }.joined(separator: " ")
   }
 
@@ -747,5 +791,30 @@ final class AtomicCounter: @unchecked Sendable {
       value += 1
       return value
     }
+  }
+}
+
+/// Writes what a tuning run looks at outside the bench (`RIFFLE_BENCH_DUMP=DIR`): the audio of
+/// catalog songs and queries at the fingerprint rate, the prints, and each query's candidates.
+final class BenchDump: @unchecked Sendable {
+  let folder: URL
+  private let lock = NSLock()
+  private let manifest: FileHandle?
+
+  init(_ path: String) {
+    folder = URL(fileURLWithPath: path)
+    try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let url = folder.appendingPathComponent("manifest.tsv")
+    FileManager.default.createFile(atPath: url.path, contents: nil)
+    manifest = try? FileHandle(forWritingTo: url)
+  }
+
+  func write<T>(_ name: String, _ values: [T]) {
+    let data = values.withUnsafeBytes { Data($0) }
+    try? data.write(to: folder.appendingPathComponent(name))
+  }
+
+  func line(_ text: String) {
+    lock.withLock { manifest?.write(Data((text + "\n").utf8)) }
   }
 }

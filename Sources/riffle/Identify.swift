@@ -42,7 +42,7 @@ struct Identify: ParsableCommand {
   @Flag(
     help: """
       Print one JSON object: title, artist, handle, id, source, offset and speed of the match, \
-      its score and how far its bits agree (agreement), or "matched": false and why.
+      its score and how far its bits and peaks agree (evidence), or "matched": false and why.
       """)
   var json = false
 
@@ -179,7 +179,7 @@ enum IdentifyResult {
       "handle": TextSanitizer.sanitize(song.handle), "source": sourceName,
       "offset": (match.offset * 1000).rounded() / 1000,
       "speed": (match.speed * 10_000).rounded() / 10_000, "score": match.score,
-      "agreement": match.agreement.map { ($0 * 10).rounded() / 10 } ?? NSNull(),
+      "evidence": match.evidence.map { ($0 * 10).rounded() / 10 } ?? NSNull(),
     ])
   }
 

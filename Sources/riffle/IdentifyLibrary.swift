@@ -54,13 +54,14 @@ enum LibraryPrints {
     print("Fingerprints: \(update.fingerprinted.count) made, \(songs.count) songs in all")
   }
 
-  /// The better of two answers: the higher score (a feed's song and a library's are ranked
-  /// alike; a tie keeps the first, the library's).
+  /// The better of two answers (`FingerprintMatch.outranks`: more evidence, then more
+  /// hashes; a feed's song and a library's are ranked alike; a tie keeps the first, the
+  /// library's).
   static func better<T>(_ a: (T, FingerprintMatch)?, _ b: (T, FingerprintMatch)?) -> (
     T, FingerprintMatch
   )? {
     guard let a else { return b }
     guard let b else { return a }
-    return b.1.score > a.1.score ? b : a
+    return b.1.outranks(a.1) ? b : a
   }
 }

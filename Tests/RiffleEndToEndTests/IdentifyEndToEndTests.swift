@@ -141,8 +141,8 @@ struct IdentifyCommandEndToEndTests {
     #expect(abs(offset - 9) < 0.15, "offset \(offset)")
     #expect(abs(speed - 1.03) < 0.004, "speed \(speed)")
     #expect(try #require(object["score"] as? Int) >= 10)
-    // The song's bits, lined up at that offset and speed, agree far beyond chance.
-    #expect(try #require(object["agreement"] as? Double) > 6)
+    // The song's bits and peaks, lined up at that offset and speed, agree far beyond chance.
+    #expect(try #require(object["evidence"] as? Double) > 10)
   }
 
   @Test("with a library added and scanned, a clip of a library song names it (source library)")

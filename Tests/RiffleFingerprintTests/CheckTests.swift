@@ -94,33 +94,71 @@ struct CheckTests {
     #expect(heard.bits(speed: 1.2, parameters: p) == nil)
   }
 
-  @Test("the rule: bits that agree clearly name one of the first two candidates; else hashes")
+  @Test("the rule: the song with clearly the most evidence; else hashes backed by some")
   func rule() {
-    /// The rule's answer for candidates given as (hashes, agreement), best by hashes first.
+    /// The rule's answer for candidates given as (hashes, evidence), best by hashes first.
     func choose(_ candidates: (Int, Double)...) -> Int? {
       MatchRule.choose(
-        candidates.map { MatchRule.Candidate(score: $0.0, agreement: $0.1, queryHashes: 900) },
-        parameters: FingerprintParameters())
+        candidates.map { MatchRule.Candidate(score: $0.0, evidence: $0.1, queryHashes: 900) },
+        seconds: 5, parameters: FingerprintParameters())
     }
-    // Bits that agree well beyond chance and beyond every other candidate name the song, the
-    // second by hashes as well as the first.
-    #expect(choose((7, 1), (6, 9)) == 1)
-    // Not a candidate further down, nor one with too few hashes.
-    #expect(choose((7, 1), (6, 0), (6, 12)) == nil)
-    #expect(choose((5, 12), (4, 0)) == nil)
-    // Two candidates that agree alike (a passage they share): not on the bits.
-    #expect(choose((7, 8), (6, 7)) == nil)
-    // Nor when a candidate further down agrees nearly as well.
-    #expect(choose((7, 9), (6, 0), (6, 7)) == nil)
-    // Nor when another candidate agrees by more than a third as much (songs of one make).
-    #expect(choose((7, 14), (6, 5)) == nil)
-    #expect(choose((7, 15), (6, 5)) == 0)
-    // Under `minAgreement`: not on the bits.
-    #expect(choose((7, 5.9), (4, 0)) == nil)
-    // The hash rules hold as before, whatever the bits say.
-    #expect(choose((30, -1), (10, 0)) == 0)
-    #expect(choose((29, -1), (10, 0)) == nil)
+    // Evidence well beyond chance and beyond every other song names the song, wherever it
+    // stands by hashes.
+    #expect(choose((7, 1), (6, 12)) == 1)
+    #expect(choose((7, 1), (6, 0), (3, 12)) == 2)
+    // Two songs that agree alike (a passage they share): neither.
+    #expect(choose((7, 11), (6, 9)) == nil)
+    #expect(choose((7, 12), (6, 0), (6, 9.5)) == nil)
+    #expect(choose((7, 12), (6, 0), (6, 9)) == 0)
+    // Under `minEvidence`, a song must stand further from the rest...
+    #expect(choose((7, 9.5), (4, 5.1)) == nil)
+    #expect(choose((7, 9.5), (4, 5)) == 0)
+    #expect(choose((7, 8), (4, 3.5)) == 0)
+    // ...and under `minEvidenceAlone` it is not named on the evidence at all.
+    #expect(choose((7, 7.9), (4, 0)) == nil)
+    // Hashes that clear their thresholds name the first, with some evidence behind them...
+    #expect(choose((30, 6), (10, 0)) == 0)
+    #expect(choose((29, 6.5), (10, 0)) == nil)
+    // ...but not with none: a held note's pair repeated through a song gathers hashes by
+    // chance.
+    #expect(choose((60, 5.9), (10, 0)) == nil)
     #expect(choose() == nil)
+    // A longer recording needs more: evidence grows with the square root of its length for
+    // any likeness, a song's own or one make's.
+    let p = FingerprintParameters()
+    let twelve = [
+      MatchRule.Candidate(score: 7, evidence: 12, queryHashes: 900),
+      MatchRule.Candidate(score: 5, evidence: 8, queryHashes: 900),
+    ]
+    #expect(MatchRule.choose(twelve, seconds: 3, parameters: p) == 0)
+    #expect(MatchRule.choose(twelve, seconds: 5, parameters: p) == 0)
+    #expect(MatchRule.choose(twelve, seconds: 10, parameters: p) == nil)
+    let fifteen = [
+      MatchRule.Candidate(score: 7, evidence: 14.2, queryHashes: 900),
+      MatchRule.Candidate(score: 5, evidence: 8, queryHashes: 900),
+    ]
+    #expect(MatchRule.choose(fifteen, seconds: 10, parameters: p) == 0)
+  }
+
+  @Test("the best agreement over a few offsets, in one pass, is the best of each alone")
+  func bestOfShifts() {
+    let song: [UInt32] = (0..<400).map { UInt32(truncatingIfNeeded: $0 &* 2_654_435_761) }
+    var random = SeededRandom(seed: 4)
+    // The recording: the song from frame 100, a third of its bits flipped, and silence.
+    let query: [UInt32] = (0..<150).map { i in
+      i % 17 == 0 ? 0 : song[100 + i] ^ UInt32(truncatingIfNeeded: random.next() & random.next())
+    }
+    for speed in [1.0, 1.02] {
+      for offset in [96, 100, 103, 390] {
+        let each = (-2...2).map {
+          BandBits.agreement(
+            song: song, query: query, offsetFrames: offset + $0, speed: speed, lag: 4)
+        }
+        let best = BandBits.bestAgreement(
+          song: song, query: query, offsetFrames: offset, shifts: -2...2, speed: speed, lag: 4)
+        #expect(abs(best - each.max()!) < 1e-9, "\(offset) at \(speed)")
+      }
+    }
   }
 
   @Test("silence agrees with silence on every bit, and says nothing")
@@ -131,7 +169,8 @@ struct CheckTests {
     #expect(bits.allSatisfy { $0 == 0 })
   }
 
-  @Test("a song heard through voices as loud as it is named by its bits where hashes fall short")
+  @Test(
+    "a song heard through voices as loud as it is named by its evidence where hashes fall short")
   func namedThroughVoices() throws {
     let fingerprinter = Fingerprinter()
     let songs = (0..<6).map { melody(seconds: 20, seed: UInt64(40 + $0)) }

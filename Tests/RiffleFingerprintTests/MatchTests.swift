@@ -57,6 +57,47 @@ struct MatchTests {
     #expect(best.song == 0 && best.offset == 0 && best.score == 9 && best.runnerUp == 8)
   }
 
+  @Test("each song's best few offsets, at least a few frames apart, best first")
+  func alignmentsPerSong() {
+    var votes: [UInt64] =
+      Array(repeating: OffsetVotes.vote(song: 0, offset: 100), count: 9)
+      + Array(repeating: OffsetVotes.vote(song: 0, offset: 101), count: 3)
+      + Array(repeating: OffsetVotes.vote(song: 0, offset: 400), count: 6)
+      + Array(repeating: OffsetVotes.vote(song: 0, offset: 402), count: 5)
+      + Array(repeating: OffsetVotes.vote(song: 0, offset: 700), count: 2)
+      + Array(repeating: OffsetVotes.vote(song: 1, offset: 50), count: 8)
+    var scratch = votes
+    let top = votes.withUnsafeMutableBufferPointer { votes in
+      scratch.withUnsafeMutableBufferPointer { scratch in
+        OffsetVotes.topAlignments(votes, scratch: scratch, keyBits: 40, count: 2, perSong: 2)
+      }
+    }
+    #expect(top.map(\.song) == [0, 1])
+    // 100 and 101 count together, at the fuller frame; 402 is too near 400 to count apart,
+    // and 700 is third.
+    #expect(
+      top[0].alignments == [
+        OffsetVotes.Alignment(offset: 100, score: 12), OffsetVotes.Alignment(offset: 400, score: 6),
+      ])
+    #expect(top[1].alignments == [OffsetVotes.Alignment(offset: 50, score: 8)])
+  }
+
+  @Test("a passage a song plays twice is found at both places")
+  func repeatedPassage() throws {
+    let passage = randomPrint("passage", seed: 21, count: 450, frames: 1_000).peaks
+    let twice = SongPrint(
+      id: "twice", audioKey: "", duration: 60,
+      peaks: passage + passage.map { Peak(frame: $0.frame + 1_500, bin: $0.bin, prominence: 0) })
+    let index = FingerprintIndex(songs: [twice, randomPrint("other", seed: 22)])
+    let query = passage.filter { $0.frame >= 200 && $0.frame < 600 }.map {
+      Peak(frame: $0.frame - 200, bin: $0.bin, prominence: 0)
+    }
+    let found = index.alignments(peaks: query, songs: 2, perSong: 4)
+    let offsets = try #require(found.first).map(\.offsetFrames)
+    #expect(found.first?.first?.songID == "twice")
+    #expect(offsets.prefix(2).sorted() == [200, 1_700])
+  }
+
   @Test("no votes, no answer")
   func empty() {
     var votes: [UInt64] = []
