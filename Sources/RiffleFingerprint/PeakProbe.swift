@@ -100,11 +100,11 @@ public struct PeakProbe: Sendable {
     self.scores = scores
   }
 
-  /// How far a song's peaks, lined up with the recording (song frame = `offsetFrames` +
-  /// recording frame x `speed`, recording bin = song bin x `speed`), stand out in it: the sum
-  /// of their points' scores over the square root of their number, the best of the frame
-  /// before, on and after the alignment. About 0 by chance; nil when fewer than
-  /// `minimumPeaks` fall within the recording.
+  /// How far a song's peaks (in frame order, as a print keeps them), lined up with the
+  /// recording (song frame = `offsetFrames` + recording frame x `speed`, recording bin = song
+  /// bin x `speed`), stand out in it: the sum of their points' scores over the square root of
+  /// their number, the best of the frame before, on and after the alignment. About 0 by
+  /// chance; nil when fewer than `minimumPeaks` fall within the recording.
   public func agreement(
     peaks: [Peak], offsetFrames: Int, speed: Double, minimumPeaks: Int = 5
   ) -> Double? {
@@ -113,9 +113,16 @@ public struct PeakProbe: Sendable {
     points.reserveCapacity(64)
     let firstSongFrame = Double(offsetFrames) - speed
     let lastSongFrame = Double(offsetFrames) + Double(frames) * speed
-    for peak in peaks {
+    // The peaks are in frame order: the first that can fall within the recording, by
+    // halving.
+    var low = 0
+    var high = peaks.count
+    while low < high {
+      let middle = (low + high) / 2
+      if Double(peaks[middle].frame) < firstSongFrame { low = middle + 1 } else { high = middle }
+    }
+    for peak in peaks[low...] {
       let songFrame = Double(peak.frame)
-      guard songFrame >= firstSongFrame else { continue }
       if songFrame > lastSongFrame { break }
       let frame = Int(((songFrame - Double(offsetFrames)) / speed).rounded())
       let bin = Int((Double(peak.bin) * speed).rounded())
