@@ -286,9 +286,18 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// drowned at the right offset, may hold the recording at another than its best. The
   /// first alignment's speed is refined as `candidates` says.
   public func alignments(peaks: [Peak], songs count: Int, perSong: Int) -> [[FingerprintMatch]] {
+    // Votes of 32 bits while song and offset fit (up to 32,768 songs): half the memory to
+    // write, sort and scan of 64.
+    voteKeyBits <= 32
+      ? alignments(peaks: peaks, songs: count, perSong: perSong, buffer: VoteBuffer<UInt32>())
+      : alignments(peaks: peaks, songs: count, perSong: perSong, buffer: VoteBuffer<UInt64>())
+  }
+
+  func alignments<Vote: FixedWidthInteger & UnsignedInteger>(
+    peaks: [Peak], songs count: Int, perSong: Int, buffer: VoteBuffer<Vote>
+  ) -> [[FingerprintMatch]] {
     var bySong: [Int: [FingerprintMatch]] = [:]
     var scores: [Int: [Int: Int]] = [:]  // song -> speed step -> best score
-    let buffer = VoteBuffer()
     let step = parameters.speedStep
     func stepNumber(_ speed: Double) -> Int { parameters.speedStepNumber(speed) }
     var hashing = parameters
@@ -343,12 +352,12 @@ public final class FingerprintIndex: @unchecked Sendable {
 
   /// The song with the most agreeing hashes, however few (for tuning the thresholds).
   public func bestCandidate(_ query: [Landmark]) -> FingerprintMatch? {
-    bestCandidate(query, buffer: VoteBuffer())
+    bestCandidate(query, buffer: VoteBuffer<UInt64>())
   }
 
   /// The same, gathering the votes into `buffer` (reused across the speeds of one query: no
   /// allocation per hash or per speed).
-  func bestCandidate(_ query: [Landmark], buffer: VoteBuffer) -> FingerprintMatch? {
+  func bestCandidate(_ query: [Landmark], buffer: VoteBuffer<UInt64>) -> FingerprintMatch? {
     let count = gatherVotes(query, into: buffer)
     guard
       let best = OffsetVotes.best(
@@ -379,8 +388,10 @@ public final class FingerprintIndex: @unchecked Sendable {
   }
 
   /// Writes the query's votes into `buffer`, each row read once, straight into place; returns
-  /// how many.
-  func gatherVotes(_ query: [Landmark], into buffer: VoteBuffer) -> Int {
+  /// how many. The votes must fit `Vote` (`voteKeyBits`).
+  func gatherVotes<Vote: FixedWidthInteger & UnsignedInteger>(
+    _ query: [Landmark], into buffer: VoteBuffer<Vote>
+  ) -> Int {
     var total = 0
     for part in parts {
       let cap = rowCap(part)
@@ -408,9 +419,10 @@ public final class FingerprintIndex: @unchecked Sendable {
         let shift = UInt64(OffsetVotes.bias - queryFrame)
         for slot in Int(offsets[hash])..<Int(offsets[hash + 1]) {
           let posting = postings[slot]
-          votes[count] =
-            (firstSong + UInt64(posting >> 16)) << UInt64(OffsetVotes.offsetBits)
-            | (UInt64(posting & 0xFFFF) + shift)
+          votes[count] = Vote(
+            truncatingIfNeeded: (firstSong + UInt64(posting >> 16))
+              << UInt64(OffsetVotes.offsetBits)
+              | (UInt64(posting & 0xFFFF) + shift))
           count += 1
         }
       }
@@ -429,9 +441,9 @@ extension FingerprintIndex {
 }
 
 /// Room for one query's votes and the radix sort's second copy, grown as needed.
-final class VoteBuffer {
-  private(set) var votes = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 0)
-  private(set) var scratch = UnsafeMutableBufferPointer<UInt64>.allocate(capacity: 0)
+final class VoteBuffer<Vote: FixedWidthInteger & UnsignedInteger> {
+  private(set) var votes = UnsafeMutableBufferPointer<Vote>.allocate(capacity: 0)
+  private(set) var scratch = UnsafeMutableBufferPointer<Vote>.allocate(capacity: 0)
 
   func reserve(_ count: Int) {
     guard count > votes.count else { return }
@@ -470,8 +482,8 @@ public enum OffsetVotes {
   /// (as few passes of up to 12 bits as cover the key; a pass whose digit is the same in every
   /// vote is skipped): linear in the votes, where a comparison sort of a 10,000-song index's
   /// votes was most of a query. The result ends in `votes`.
-  static func radixSort(
-    _ votes: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>,
+  static func radixSort<Vote: FixedWidthInteger & UnsignedInteger>(
+    _ votes: UnsafeMutableBufferPointer<Vote>, scratch: UnsafeMutableBufferPointer<Vote>,
     keyBits: Int
   ) {
     let count = votes.count
@@ -482,12 +494,12 @@ public enum OffsetVotes {
     }
     let passes = max(1, (keyBits + 11) / 12)
     let digitBits = (keyBits + passes - 1) / passes
-    let mask = (UInt64(1) << UInt64(digitBits)) - 1
+    let mask = (Vote(1) << Vote(digitBits)) - 1
     var histogram = [Int](repeating: 0, count: 1 << digitBits)
     var inScratch = false
     histogram.withUnsafeMutableBufferPointer { h in
       for pass in 0..<passes {
-        let shift = UInt64(pass * digitBits)
+        let shift = Vote(pass * digitBits)
         let from = inScratch ? scratch : votes
         let to = inScratch ? votes : scratch
         for i in 0..<h.count { h[i] = 0 }
@@ -524,8 +536,8 @@ public enum OffsetVotes {
 
   /// The best (song, offset) by votes, counting a vote one frame off as agreeing (a query
   /// rarely starts on a frame boundary of the song), and the best score of any other song.
-  static func best(
-    _ votes: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>,
+  static func best<Vote: FixedWidthInteger & UnsignedInteger>(
+    _ votes: UnsafeMutableBufferPointer<Vote>, scratch: UnsafeMutableBufferPointer<Vote>,
     keyBits: Int
   ) -> (song: Int, offset: Int64, score: Int, runnerUp: Int)? {
     let two = top(votes, scratch: scratch, keyBits: keyBits, count: 2)
@@ -535,8 +547,8 @@ public enum OffsetVotes {
 
   /// The `count` songs with the best (offset, score) by votes, best first, counting a vote
   /// one frame off as agreeing.
-  static func top(
-    _ votes: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>,
+  static func top<Vote: FixedWidthInteger & UnsignedInteger>(
+    _ votes: UnsafeMutableBufferPointer<Vote>, scratch: UnsafeMutableBufferPointer<Vote>,
     keyBits: Int, count wanted: Int
   ) -> [(song: Int, offset: Int64, score: Int)] {
     topAlignments(votes, scratch: scratch, keyBits: keyBits, count: wanted, perSong: 1).map {
@@ -554,8 +566,8 @@ public enum OffsetVotes {
   /// `perSong` best offsets (at least `minSeparation` frames apart; a vote one frame off
   /// counts as agreeing): a song that repeats, or whose hashes were drowned at the right
   /// offset, may hold the recording at an offset other than its best.
-  static func topAlignments(
-    _ votes: UnsafeMutableBufferPointer<UInt64>, scratch: UnsafeMutableBufferPointer<UInt64>,
+  static func topAlignments<Vote: FixedWidthInteger & UnsignedInteger>(
+    _ votes: UnsafeMutableBufferPointer<Vote>, scratch: UnsafeMutableBufferPointer<Vote>,
     keyBits: Int, count wanted: Int, perSong: Int
   ) -> [(song: Int, alignments: [Alignment])] {
     guard !votes.isEmpty, wanted > 0, perSong > 0 else { return [] }
@@ -577,18 +589,18 @@ public enum OffsetVotes {
       if kept.count > wanted { kept.removeLast() }
     }
 
-    let mask: UInt64 = (1 << UInt64(offsetBits)) - 1
-    var song = Int(votes[0] >> UInt64(offsetBits))
-    var previous = (key: UInt64.max, count: 0)
+    let mask: Vote = (1 << Vote(offsetBits)) - 1
+    var song = Int(votes[0] >> Vote(offsetBits))
+    var previous = (key: Vote.max, count: 0)
     var i = 0
     while i < votes.count {
       let key = votes[i]
       var j = i + 1
       while j < votes.count && votes[j] == key { j += 1 }
       let count = j - i
-      if Int(key >> UInt64(offsetBits)) != song {
+      if Int(key >> Vote(offsetBits)) != song {
         finish(song)
-        song = Int(key >> UInt64(offsetBits))
+        song = Int(key >> Vote(offsetBits))
         songBest.reset()
         previous = (.max, 0)
       }

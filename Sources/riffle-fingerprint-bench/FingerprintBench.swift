@@ -55,6 +55,8 @@ enum FingerprintBench {
     double("SPEED_STEP", &p.speedStep)
     double("MAX_ROW_OVER_MEAN", &p.maxRowOverMean)
     int("MIN_ROW_CAP", &p.minRowCap)
+    int("CHECKED_CANDIDATES", &p.checkedCandidates)
+    int("ALIGNMENTS_PER_SONG", &p.alignmentsPerSong)
     return p
   }
 

@@ -82,6 +82,34 @@ struct MatchTests {
     #expect(top[1].alignments == [OffsetVotes.Alignment(offset: 50, score: 8)])
   }
 
+  @Test("votes of 32 bits sort and count as those of 64 do (radix passes over 31-bit keys)")
+  func narrowVotes() {
+    // 10,000 songs' worth of key (14 bits of song over 17 of offset); a few offsets of a few
+    // songs drawn often, so that their counts and the frames beside them matter.
+    var generator = TestRandom(seed: 5)
+    let wide: [UInt64] = (0..<40_000).map { i in
+      let song = i % 7 == 0 ? Int(generator.next() % 3) : Int(generator.next() % 10_000)
+      let offset = i % 7 == 0 ? Int64(generator.next() % 4) : Int64(generator.next() % 60_000)
+      return OffsetVotes.vote(song: song, offset: offset - 400)
+    }
+    func top<Vote: FixedWidthInteger & UnsignedInteger>(_ votes: [Vote]) -> [(
+      song: Int, alignments: [OffsetVotes.Alignment]
+    )] {
+      var votes = votes
+      var scratch = votes
+      return votes.withUnsafeMutableBufferPointer { votes in
+        scratch.withUnsafeMutableBufferPointer { scratch in
+          OffsetVotes.topAlignments(votes, scratch: scratch, keyBits: 31, count: 5, perSong: 3)
+        }
+      }
+    }
+    let fromWide = top(wide)
+    let fromNarrow = top(wide.map { UInt32($0) })
+    #expect(fromWide.map(\.song) == fromNarrow.map(\.song))
+    #expect(fromWide.map(\.alignments) == fromNarrow.map(\.alignments))
+    #expect(fromWide.prefix(3).map(\.song).sorted() == [0, 1, 2])
+  }
+
   @Test("a passage a song plays twice is found at both places")
   func repeatedPassage() throws {
     let passage = randomPrint("passage", seed: 21, count: 450, frames: 1_000).peaks
