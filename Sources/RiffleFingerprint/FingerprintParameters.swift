@@ -85,9 +85,10 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// least this much evidence (a held bass note repeats one pair of peaks all through a song,
   /// which can gather many hashes by chance).
   public var minEvidenceWithHashes: Double = 6
-  /// The evidence thresholds hold for recordings of this many seconds or less, and grow
-  /// with the square root of a longer one's length: a likeness short of the song itself (one
-  /// make, one tempo) agrees by more deviations the longer it is heard.
+  /// The evidence thresholds on the evidence alone hold for recordings of this many seconds
+  /// or less, and grow with the square root of a longer one's length: a likeness short of the
+  /// song itself (one make, one tempo) agrees by more deviations the longer it is heard. The
+  /// floor under hashes that clear their thresholds (`minEvidenceWithHashes`) does not grow.
   public var evidenceSeconds: Double = 5
 
   /// At query time, a hash whose row holds more than this many times the mean row length (and

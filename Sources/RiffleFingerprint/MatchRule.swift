@@ -27,8 +27,9 @@ public enum MatchRule {
   /// 2. else the first, when its hashes alone clear `OffsetVotes.isConfident`'s thresholds
   ///    (score, margin over the second, share of the query) and it has
   ///    `minEvidenceWithHashes`.
-  /// The evidence thresholds grow with the square root of the length beyond
-  /// `evidenceSeconds`.
+  /// The thresholds of 1 grow with the square root of the length beyond `evidenceSeconds`
+  /// (a song of the same make as the recording agrees more the longer it is heard); that of
+  /// 2 does not (such a song does not also lead the rest by three times the hashes).
   public static func choose(
     _ candidates: [Candidate], seconds: Double, parameters p: FingerprintParameters
   ) -> Int? {
@@ -50,6 +51,6 @@ public enum MatchRule {
       songID: "", offset: 0, score: first.score, runnerUp: second,
       queryHashes: first.queryHashes)
     return OffsetVotes.isConfident(hashes, parameters: p)
-      && first.evidence >= p.minEvidenceWithHashes * growth ? 0 : nil
+      && first.evidence >= p.minEvidenceWithHashes ? 0 : nil
   }
 }

@@ -138,6 +138,17 @@ struct CheckTests {
       MatchRule.Candidate(score: 5, evidence: 8, queryHashes: 900),
     ]
     #expect(MatchRule.choose(fifteen, seconds: 10, parameters: p) == 0)
+    // Hashes that clear their thresholds need no more evidence behind them at 10 s than at 5:
+    // a song of the recording's make does not lead the rest by three times the hashes.
+    let led = [
+      MatchRule.Candidate(score: 30, evidence: 6.5, queryHashes: 1_800),
+      MatchRule.Candidate(score: 9, evidence: 4, queryHashes: 1_800),
+    ]
+    #expect(MatchRule.choose(led, seconds: 10, parameters: p) == 0)
+    #expect(MatchRule.choose(led, seconds: 20, parameters: p) == 0)
+    var close = led
+    close[1].score = 11
+    #expect(MatchRule.choose(close, seconds: 10, parameters: p) == nil)
   }
 
   @Test("the best agreement over a few offsets, in one pass, is the best of each alone")
