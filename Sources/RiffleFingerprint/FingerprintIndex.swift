@@ -472,16 +472,17 @@ public enum OffsetVotes {
   public static func fits(_ offset: Int64) -> Bool { offset >= -bias && offset < bias }
 
   /// One vote packed for sorting: song above the biased offset (17 bits); 31 bits for 10,000
-  /// songs, so a radix sort orders them in three passes of 11 bits.
+  /// songs, so a radix sort orders them in two passes of 16 bits (`radixSort`).
   @inline(__always)
   public static func vote(song: Int, offset: Int64) -> UInt64 {
     UInt64(song) << UInt64(offsetBits) | UInt64(offset + bias)
   }
 
   /// Sorts votes whose values are below 2^`keyBits` by a least-significant-digit radix sort
-  /// (as few passes of up to 12 bits as cover the key; a pass whose digit is the same in every
-  /// vote is skipped): linear in the votes, where a comparison sort of a 10,000-song index's
-  /// votes was most of a query. The result ends in `votes`.
+  /// (as few passes of up to 12 bits as cover the key, or of up to 16 for 65,536 votes or
+  /// more; a pass whose digit is the same in every vote is skipped): linear in the votes,
+  /// where a comparison sort of a 10,000-song index's votes was most of a query. The result
+  /// ends in `votes`.
   static func radixSort<Vote: FixedWidthInteger & UnsignedInteger>(
     _ votes: UnsafeMutableBufferPointer<Vote>, scratch: UnsafeMutableBufferPointer<Vote>,
     keyBits: Int
@@ -492,7 +493,10 @@ public enum OffsetVotes {
       small.sort()
       return
     }
-    let passes = max(1, (keyBits + 11) / 12)
+    // Digits of up to 16 bits once the votes outnumber a 16-bit digit's counts (two passes
+    // over a 10,000-song index's 31-bit votes), else of up to 12.
+    let widest = count >= 1 << 16 ? 16 : 12
+    let passes = max(1, (keyBits + widest - 1) / widest)
     let digitBits = (keyBits + passes - 1) / passes
     let mask = (Vote(1) << Vote(digitBits)) - 1
     var histogram = [Int](repeating: 0, count: 1 << digitBits)

@@ -82,12 +82,15 @@ struct MatchTests {
     #expect(top[1].alignments == [OffsetVotes.Alignment(offset: 50, score: 8)])
   }
 
-  @Test("votes of 32 bits sort and count as those of 64 do (radix passes over 31-bit keys)")
-  func narrowVotes() {
+  @Test(
+    "votes of 32 bits sort and count as those of 64 do (radix passes over 31-bit keys)",
+    arguments: [40_000, 80_000])
+  func narrowVotes(count: Int) {
     // 10,000 songs' worth of key (14 bits of song over 17 of offset); a few offsets of a few
-    // songs drawn often, so that their counts and the frames beside them matter.
+    // songs drawn often, so that their counts and the frames beside them matter. 80,000 votes
+    // are sorted by 16-bit digits, 40,000 by 11-bit ones.
     var generator = TestRandom(seed: 5)
-    let wide: [UInt64] = (0..<40_000).map { i in
+    let wide: [UInt64] = (0..<count).map { i in
       let song = i % 7 == 0 ? Int(generator.next() % 3) : Int(generator.next() % 10_000)
       let offset = i % 7 == 0 ? Int64(generator.next() % 4) : Int64(generator.next() % 60_000)
       return OffsetVotes.vote(song: song, offset: offset - 400)
@@ -103,6 +106,14 @@ struct MatchTests {
         }
       }
     }
+    var sorted = wide.map { UInt32($0) }
+    var scratch = sorted
+    sorted.withUnsafeMutableBufferPointer { votes in
+      scratch.withUnsafeMutableBufferPointer { scratch in
+        OffsetVotes.radixSort(votes, scratch: scratch, keyBits: 31)
+      }
+    }
+    #expect(sorted == wide.map { UInt32($0) }.sorted())
     let fromWide = top(wide)
     let fromNarrow = top(wide.map { UInt32($0) })
     #expect(fromWide.map(\.song) == fromNarrow.map(\.song))
