@@ -109,18 +109,8 @@ public enum BandBits {
   public static func agreement(
     song: [UInt32], query: [UInt32], offsetFrames: Int, speed: Double, lag: Int
   ) -> Double {
-    var compared = 0
-    var differing = 0
-    for i in lag..<max(lag, query.count) {
-      let j = offsetFrames + Int((Double(i) * speed).rounded())
-      // A word of 0 is a frame with nothing in it (silence, or before `lag`): two silences
-      // agree on every bit and say nothing of the song.
-      guard j >= lag && j < song.count, song[j] != 0, query[i] != 0 else { continue }
-      compared += 32
-      differing += (song[j] ^ query[i]).nonzeroBitCount
-    }
-    guard compared > 0 else { return 0 }
-    return (Double(compared) / 2 - Double(differing)) / (Double(compared) / 4).squareRoot()
+    bestAgreement(
+      song: song, query: query, offsetFrames: offsetFrames, shifts: 0...0, speed: speed, lag: lag)
   }
 }
 
@@ -137,6 +127,8 @@ extension BandBits {
     song.withUnsafeBufferPointer { song in
       query.withUnsafeBufferPointer { query in
         for i in lag..<max(lag, query.count) {
+          // A word of 0 is a frame with nothing in it (silence, or before `lag`): two
+          // silences agree on every bit and say nothing of the song.
           let word = query[i]
           guard word != 0 else { continue }
           let base = offsetFrames + Int((Double(i) * speed).rounded())
