@@ -51,13 +51,13 @@ public enum PeakPicker {
     // noise lifts the low bins far more than the high ones).
     var levels = [Float](repeating: 0, count: values.count)
     var prefix = [Float](repeating: 0, count: high - low + 1)
-    for frame in 0..<frames {
-      let row = frame * bins
-      for bin in low..<high { prefix[bin - low + 1] = prefix[bin - low] + values[row + bin] }
-      for bin in low..<high {
-        let from = p.levelBinRadius > 0 ? max(low, bin - p.levelBinRadius) : low
-        let to = p.levelBinRadius > 0 ? min(high, bin + p.levelBinRadius + 1) : high
-        levels[row + bin] = (prefix[to - low] - prefix[from - low]) / Float(to - from)
+    prefix.withUnsafeMutableBufferPointer { prefix in
+      levels.withUnsafeMutableBufferPointer { levels in
+        for frame in 0..<frames {
+          spectrogram.localMeans(
+            frame: frame, low: low, high: high, radius: p.levelBinRadius, prefix: prefix
+          ) { bin, mean in levels[frame * bins + bin] = mean }
+        }
       }
     }
 

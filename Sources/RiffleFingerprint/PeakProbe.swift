@@ -40,7 +40,6 @@ public struct PeakProbe: Sendable {
     // bin is a semitone or more, widening would make a bass line loud at every note beside
     // the one it plays. Quantized and laid out bin by bin, so each bin's ranking reads its
     // frames in a row.
-    let radius = p.levelBinRadius
     var level = [UInt16](repeating: 0, count: frames * bins)
     var prefix = [Float](repeating: 0, count: bins + 1)
     var height = [Float](repeating: 0, count: bins)
@@ -50,12 +49,9 @@ public struct PeakProbe: Sendable {
           height.withUnsafeMutableBufferPointer { height in
             for frame in 0..<frames {
               let row = frame * bins
-              for bin in 0..<bins { prefix[bin + 1] = prefix[bin] + values[row + bin] }
-              for bin in 0..<bins {
-                let from = radius > 0 ? max(0, bin - radius) : 0
-                let to = radius > 0 ? min(bins, bin + radius + 1) : bins
-                height[bin] = values[row + bin] - (prefix[to] - prefix[from]) / Float(to - from)
-              }
+              spectrogram.localMeans(
+                frame: frame, low: 0, high: bins, radius: p.levelBinRadius, prefix: prefix
+              ) { bin, mean in height[bin] = values[row + bin] - mean }
               for bin in 0..<bins {
                 var value = height[bin]
                 if bin >= Self.widenedFrom {

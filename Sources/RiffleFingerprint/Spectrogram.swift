@@ -19,6 +19,27 @@ public struct Spectrogram: Equatable, Sendable {
   public subscript(frame: Int, bin: Int) -> Float {
     values[frame * bins + bin]
   }
+
+  /// For each bin of `low..<high` in `frame`, the mean of the frame's values over the bins
+  /// within `radius` of it (within `low..<high`; all of them when `radius` is 0): the level a
+  /// point is measured against, by the peak picker and the peak probe alike. `prefix` is
+  /// scratch of at least `high - low + 1`.
+  @inline(__always)
+  func localMeans(
+    frame: Int, low: Int, high: Int, radius: Int, prefix: UnsafeMutableBufferPointer<Float>,
+    _ body: (_ bin: Int, _ mean: Float) -> Void
+  ) {
+    let row = frame * bins
+    values.withUnsafeBufferPointer { values in
+      prefix[0] = 0
+      for bin in low..<high { prefix[bin - low + 1] = prefix[bin - low] + values[row + bin] }
+      for bin in low..<high {
+        let from = radius > 0 ? max(low, bin - radius) : low
+        let to = radius > 0 ? min(high, bin + radius + 1) : high
+        body(bin, (prefix[to - low] - prefix[from - low]) / Float(to - from))
+      }
+    }
+  }
 }
 
 /// Short-time spectra through FFTW with a Hann window.
