@@ -137,6 +137,24 @@ struct MatchTests {
     #expect(offsets.prefix(2).sorted() == [200, 1_700])
   }
 
+  @Test("of two indexes' answers, more evidence outranks more hashes; hashes break a tie")
+  func outranks() {
+    func answer(_ score: Int, _ evidence: Double?) -> FingerprintMatch {
+      var match = FingerprintMatch(
+        songID: "s\(score)", offset: 0, score: score, runnerUp: 0, queryHashes: 900)
+      match.evidence = evidence
+      return match
+    }
+    // A library song heard clearly through voices beats a feed's with more chance hashes.
+    #expect(answer(12, 14).outranks(answer(40, 9)))
+    #expect(!answer(40, 9).outranks(answer(12, 14)))
+    #expect(answer(30, 10).outranks(answer(20, 10)))
+    // Equal answers: neither outranks the other (the first found is kept).
+    #expect(!answer(20, 10).outranks(answer(20, 10)))
+    // An answer never checked counts as no evidence.
+    #expect(answer(5, 1).outranks(answer(50, nil)))
+  }
+
   @Test("no votes, no answer")
   func empty() {
     var votes: [UInt64] = []
