@@ -37,6 +37,14 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// ...and in a recording to name, this many: voices or noise over the music take many of
   /// the most prominent places, and a recording's hashes cost nothing to store.
   public var queryPeaksPerSecond = 20
+  /// Beside them, up to this many more a second below `lowPeaksBelowBin` (300 Hz), the most
+  /// prominent of the rest: none in a song's print (at 10,000 songs the bass's common pairs
+  /// cost matching time and chance agreement, docs/fingerprinting.md, "The bass kept")...
+  public var lowPeaksPerSecond = 0
+  public var lowPeaksBelowBin = 28
+  /// ...and in a recording to name, this many: voices as loud as the music take the places
+  /// above 300 Hz, and the bass line under them is what survives.
+  public var queryLowPeaksPerSecond = 8
   /// Each anchor pairs with up to this many later peaks in its target zone...
   public var fanOut = 15
   /// ...and in a recording to name, this many: with more peaks a second than the song's, a
@@ -74,7 +82,7 @@ public struct FingerprintParameters: Equatable, Sendable {
   public var alignmentsPerSong = 8
   /// ...and the song with the most evidence at its best offset is the answer when it has at
   /// least this much...
-  public var minEvidence: Double = 10
+  public var minEvidence: Double = 10.5
   /// ...and this much more than any other song (songs that share a passage agree alike: then
   /// the recording names neither), or at least `minEvidenceAlone` with `wideEvidenceMargin`
   /// more than any other (the less a song agrees, the further it must stand from the rest)...
@@ -139,6 +147,11 @@ public struct FingerprintParameters: Equatable, Sendable {
     // Added after the format was fixed: mixed in only when set.
     if peakHoldFrames > 0 {
       for value in [peakHoldFrames, Int(peakHoldWeight * 100)] {
+        hash = (hash ^ UInt32(truncatingIfNeeded: value)) &* 16_777_619
+      }
+    }
+    if lowPeaksPerSecond > 0 {
+      for value in [lowPeaksPerSecond, lowPeaksBelowBin] {
         hash = (hash ^ UInt32(truncatingIfNeeded: value)) &* 16_777_619
       }
     }

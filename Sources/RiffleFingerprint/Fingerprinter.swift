@@ -46,6 +46,7 @@ public struct Fingerprinter: Sendable {
   public func recording(mono samples: [Float]) -> Recording {
     var p = parameters
     p.peaksPerSecond = parameters.queryPeaksPerSecond
+    p.lowPeaksPerSecond = parameters.queryLowPeaksPerSecond
     let spectrogram = SpectrumAnalyzer.spectrogram(resampler.downsample(samples), parameters: p)
     return Recording(
       peaks: PeakPicker.peaks(in: spectrogram, parameters: p), spectrogram: spectrogram,

@@ -28,6 +28,7 @@ public enum PeakPicker {
   {
     capped(
       candidates(in: spectrogram, parameters: p), perBlock: p.peaksPerSecond,
+      lowPerBlock: p.lowPeaksPerSecond, lowBelowBin: p.lowPeaksBelowBin,
       blockFrames: framesPerSecond(p))
   }
 
@@ -127,18 +128,27 @@ public enum PeakPicker {
     max(1, Int((Double(p.sampleRate) / Double(p.hop)).rounded()))
   }
 
-  /// Keeps the `perBlock` most prominent peaks of each block of frames, in (frame, bin) order.
-  static func capped(_ peaks: [Peak], perBlock: Int, blockFrames: Int) -> [Peak] {
+  /// Keeps the `perBlock` most prominent peaks of each block of frames and, beside them, the
+  /// `lowPerBlock` most prominent of the rest below `lowBelowBin`; in (frame, bin) order.
+  static func capped(
+    _ peaks: [Peak], perBlock: Int, lowPerBlock: Int = 0, lowBelowBin: Int = 0, blockFrames: Int
+  ) -> [Peak] {
+    func stronger(_ a: Peak, _ b: Peak) -> Bool {
+      (a.prominence, -a.frame, -a.bin) > (b.prominence, -b.frame, -b.bin)
+    }
     var kept: [Peak] = []
     var start = 0
     while start < peaks.count {
       let block = peaks[start].frame / blockFrames
       var end = start
       while end < peaks.count && peaks[end].frame / blockFrames == block { end += 1 }
-      let strongest = peaks[start..<end].sorted {
-        ($0.prominence, -$0.frame, -$0.bin) > ($1.prominence, -$1.frame, -$1.bin)
-      }.prefix(perBlock)
-      kept += strongest.sorted { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
+      let ranked = peaks[start..<end].sorted(by: stronger)
+      var chosen = Array(ranked.prefix(perBlock))
+      if lowPerBlock > 0 {
+        chosen += ranked.dropFirst(perBlock).lazy.filter { $0.bin < lowBelowBin }.prefix(
+          lowPerBlock)
+      }
+      kept += chosen.sorted { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
       start = end
     }
     return kept

@@ -102,7 +102,8 @@ public struct PeakStream: Sendable {
       in: spectrogram, parameters: parameters, firstFrame: first
     ).filter { $0.frame >= from && $0.frame < to }
     peaks += PeakPicker.capped(
-      found, perBlock: parameters.peaksPerSecond,
+      found, perBlock: parameters.peaksPerSecond, lowPerBlock: parameters.lowPeaksPerSecond,
+      lowBelowBin: parameters.lowPeaksBelowBin,
       blockFrames: PeakPicker.framesPerSecond(parameters))
     // The bits of the block's frames, each compared with the frame `bandLag` before it (in
     // the block's context: `contextFrames` covers it).

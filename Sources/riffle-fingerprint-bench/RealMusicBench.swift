@@ -180,6 +180,9 @@ enum RealMusicBench {
               let name = "q-\(i)-\(c)-\(made.count).f32"
               dump.write(name, Resampler(decimation: 4).downsample(audio))
               dump.line("query\t\(name)\t\(i)\t\(c)\t\(start)")
+              dump.write(
+                "qpeaks-\(i)-\(c)-\(made.count).i32",
+                recording.peaks.flatMap { [Int32($0.frame), Int32($0.bin)] })
             }
           } catch {
             log("\(condition.name) of \(song.path): \(error)")
@@ -640,12 +643,20 @@ enum RealMusicBench {
     do {
       try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
       var entries: [[String: Any]] = []
-      // Each copy's relabelling, in a random order: a shift of 32 bins or more (more than a
-      // 5% speed change moves a bin), each way up.
-      var relabellings = (32..<481).flatMap { [($0, false), ($0, true)] }
+      // Each copy's relabelling, in a random order: above 300 Hz a shift of 32 bins or more
+      // (more than a 5% speed change moves a bin), each way up; in the bass a shift of 4 to 21
+      // of its 25 bins (a 5% speed change moves bin 27 by 1.4), each way up.
+      let p = fingerprinter.parameters
+      let bass = (bottom: p.minBin, top: max(p.minBin + 1, p.lowPeaksBelowBin))
+      let bassWidth = bass.top - bass.bottom
+      var relabellings = (32..<(512 - bass.top - 31)).flatMap { [($0, false), ($0, true)] }
+      var bassRelabellings = (4..<max(5, bassWidth - 3)).flatMap { [($0, false), ($0, true)] }
       var random = SeededRandom(seed: 11)
       for i in stride(from: relabellings.count - 1, to: 0, by: -1) {
         relabellings.swapAt(i, random.int(0...i))
+      }
+      for i in stride(from: bassRelabellings.count - 1, to: 0, by: -1) {
+        bassRelabellings.swapAt(i, random.int(0...i))
       }
       if size / prints.count > relabellings.count {
         log("more copies than relabellings: some copies repeat others' hashes")
@@ -656,11 +667,14 @@ enum RealMusicBench {
           if n % prints.count == 0 && n > 0 { copy += 1 }
           let original = prints[n % prints.count]
           let relabelling = relabellings[(copy - 1 + relabellings.count) % relabellings.count]
+          let bassRelabelling =
+            bassRelabellings[(copy - 1 + bassRelabellings.count) % bassRelabellings.count]
           var print =
             copy == 0
             ? original
             : relabelled(
-              original, copy: copy, shift: relabelling.0, flipped: relabelling.1)
+              original, copy: copy, shift: relabelling.0, flipped: relabelling.1,
+              low: (bass.bottom, bass.top, bassRelabelling.0, bassRelabelling.1))
           print.id = "song-\(n)"
           print.audioKey = FingerprintStore.audioKey(for: url(n))
           if copy == 0 { names[print.id] = original.id }
@@ -763,16 +777,33 @@ enum RealMusicBench {
     }.joined(separator: " ")
   }
 
-  /// A print whose peaks' bins are moved `shift` bins up, round the 512 an anchor may have,
-  /// and turned upside down when `flipped`: the distances between peaks stay (but for pairs
-  /// that cross the top), so the copy has as many landmarks, spread over the hashes as
-  /// unevenly, but other hashes: a different song, which no speed search finds in the first.
-  /// Its bits are scrambled (each word XORed with a pseudo-random one seeded by the copy), so
-  /// they agree with the song's no more than another song's would.
-  static func relabelled(_ print: SongPrint, copy: Int, shift: Int, flipped: Bool) -> SongPrint {
+  /// A print whose peaks' bins are relabelled within their band: above `low.top` (300 Hz)
+  /// moved `shift` bins up round the band and turned upside down when `flipped`; below it, in
+  /// the bass (where a recording keeps more peaks, `queryLowPeaksPerSecond`, and a library's
+  /// bass lines are alike), moved `low.shift` round the bass band and turned when
+  /// `low.flipped`. The distances between peaks stay (but
+  /// for pairs that cross a band's edge), so the copy has as many landmarks, spread over the
+  /// hashes as unevenly, as many of them in the bass, but other hashes: a different song,
+  /// which no speed search finds in the first. Its bits are scrambled (each word XORed with a
+  /// pseudo-random one seeded by the copy), so they agree with the song's no more than another
+  /// song's would.
+  static func relabelled(
+    _ print: SongPrint, copy: Int, shift: Int, flipped: Bool,
+    low: (bottom: Int, top: Int, shift: Int, flipped: Bool)
+  ) -> SongPrint {
+    func within(_ bin: Int, from: Int, to: Int, shift: Int, flipped: Bool) -> Int {
+      let width = to - from
+      let moved = (bin - from + shift) % width
+      return from + (flipped ? width - 1 - moved : moved)
+    }
     let peaks = print.peaks.map { peak in
-      let moved = (peak.bin + shift) % 512
-      return Peak(frame: peak.frame, bin: flipped ? 511 - moved : moved, prominence: 0)
+      let bin =
+        peak.bin < low.top
+        ? within(
+          max(low.bottom, peak.bin), from: low.bottom, to: low.top, shift: low.shift,
+          flipped: low.flipped)
+        : within(peak.bin, from: low.top, to: 512, shift: shift, flipped: flipped)
+      return Peak(frame: peak.frame, bin: bin, prominence: 0)
     }
     var random = SeededRandom(seed: UInt64(copy) &* 2_654_435_761 &+ 1)
     let bits = print.bits.map { $0 ^ UInt32(truncatingIfNeeded: random.next()) }

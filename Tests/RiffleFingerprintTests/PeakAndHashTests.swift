@@ -79,11 +79,64 @@ struct PeakTests {
   func capPerSecond() {
     var p = smallParameters()
     p.peaksPerSecond = 2
+    p.lowPeaksPerSecond = 0
     // 43 frames make a second at 11025 Hz / 256. Four peaks in the first second.
     let s = spectrogram(
       frames: 50, raised: [(0, 10, 3), (10, 20, 9), (20, 30, 4), (30, 40, 8), (45, 50, 2)])
     let peaks = PeakPicker.peaks(in: s, parameters: p)
     #expect(peaks.map { [$0.frame, $0.bin] } == [[10, 20], [30, 40], [45, 50]])
+  }
+
+  @Test("beside them, up to lowPeaksPerSecond more of the rest below lowPeaksBelowBin")
+  func lowBandQuota() {
+    var p = smallParameters()
+    p.peaksPerSecond = 2
+    p.lowPeaksPerSecond = 2
+    p.lowPeaksBelowBin = 25
+    // The first second: the two most prominent (bins 40 and 20), then of the rest below bin
+    // 25 the two most prominent (bins 15 and 10; bin 5 is the weakest). Bin 30 is above.
+    let s = spectrogram(
+      frames: 50,
+      raised: [
+        (0, 10, 3), (10, 20, 9), (20, 30, 4), (30, 40, 8), (36, 5, 1.5), (40, 15, 3.5),
+        (45, 50, 2),
+      ])
+    let peaks = PeakPicker.peaks(in: s, parameters: p)
+    #expect(
+      peaks.map { [$0.frame, $0.bin] } == [[0, 10], [10, 20], [30, 40], [40, 15], [45, 50]])
+    // Without the quota: the cap alone.
+    p.lowPeaksPerSecond = 0
+    #expect(PeakPicker.peaks(in: s, parameters: p).count == 3)
+  }
+
+  @Test("a recording to name keeps its song-sized cap and, beside it, bass peaks of its own")
+  func recordingBassQuota() {
+    // Eight loud tones between 1 and 4 kHz, each moving every 200 ms (some 40 peaks a second,
+    // so the cap chooses), and a quieter bass line under them, 26 dB down.
+    var random = TestRandom(seed: 3)
+    var audio = [Float](repeating: 0, count: 44_100 * 4)
+    for segment in 0..<20 {
+      let range = segment * 8_820..<(segment + 1) * 8_820
+      var tones = (0..<8).map { _ in (Float(1_000 + random.next() % 3_000), Float(0.1)) }
+      tones.append((Float(60 + random.next() % 200), 0.005))
+      for (hz, amplitude) in tones {
+        for i in range {
+          audio[i] += amplitude * sin(2 * Float.pi * hz * Float(i) / 44_100)
+        }
+      }
+    }
+    var plain = FingerprintParameters()
+    plain.queryLowPeaksPerSecond = 0
+    let without = Set(
+      Fingerprinter(parameters: plain).recording(mono: audio).peaks.map { [$0.frame, $0.bin] })
+    let with = Fingerprinter().recording(mono: audio).peaks.map { [$0.frame, $0.bin] }
+    let added = with.filter { !without.contains($0) }
+    #expect(without.isSubset(of: Set(with)))
+    #expect(!added.isEmpty)
+    #expect(added.allSatisfy { $0[1] < FingerprintParameters().lowPeaksBelowBin })
+    #expect(added.count <= 8 * 5)
+    // A song's print keeps none beside its cap.
+    #expect(FingerprintParameters().lowPeaksPerSecond == 0)
   }
 
   @Test("the sliding maximum equals the naive one for every radius")
