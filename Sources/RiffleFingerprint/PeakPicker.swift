@@ -26,10 +26,7 @@ public enum PeakPicker {
   public static func peaks(in spectrogram: Spectrogram, parameters p: FingerprintParameters)
     -> [Peak]
   {
-    capped(
-      candidates(in: spectrogram, parameters: p), perBlock: p.peaksPerSecond,
-      lowPerBlock: p.lowPeaksPerSecond, lowBelowBin: p.lowPeaksBelowBin,
-      blockFrames: framesPerSecond(p))
+    capped(candidates(in: spectrogram, parameters: p), parameters: p)
   }
 
   /// Every point that is a peak, before the cap per second, in (frame, bin) order; frames are
@@ -128,11 +125,13 @@ public enum PeakPicker {
     max(1, Int((Double(p.sampleRate) / Double(p.hop)).rounded()))
   }
 
-  /// Keeps the `perBlock` most prominent peaks of each block of frames and, beside them, the
-  /// `lowPerBlock` most prominent of the rest below `lowBelowBin`; in (frame, bin) order.
-  static func capped(
-    _ peaks: [Peak], perBlock: Int, lowPerBlock: Int = 0, lowBelowBin: Int = 0, blockFrames: Int
-  ) -> [Peak] {
+  /// Keeps the `peaksPerSecond` most prominent peaks of each second and, beside them, the
+  /// `lowPeaksPerSecond` most prominent of the rest below `lowPeaksBelowBin`; in (frame, bin)
+  /// order. The whole recording's picker and the index build's stream both cap through here.
+  static func capped(_ peaks: [Peak], parameters p: FingerprintParameters) -> [Peak] {
+    let perBlock = p.peaksPerSecond
+    let lowPerBlock = p.lowPeaksPerSecond
+    let blockFrames = framesPerSecond(p)
     func stronger(_ a: Peak, _ b: Peak) -> Bool {
       (a.prominence, -a.frame, -a.bin) > (b.prominence, -b.frame, -b.bin)
     }
@@ -145,8 +144,8 @@ public enum PeakPicker {
       let ranked = peaks[start..<end].sorted(by: stronger)
       var chosen = Array(ranked.prefix(perBlock))
       if lowPerBlock > 0 {
-        chosen += ranked.dropFirst(perBlock).lazy.filter { $0.bin < lowBelowBin }.prefix(
-          lowPerBlock)
+        chosen += ranked.dropFirst(perBlock).lazy.filter { $0.bin < p.lowPeaksBelowBin }
+          .prefix(lowPerBlock)
       }
       kept += chosen.sorted { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
       start = end

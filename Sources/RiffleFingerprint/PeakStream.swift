@@ -101,10 +101,7 @@ public struct PeakStream: Sendable {
     let found = PeakPicker.candidates(
       in: spectrogram, parameters: parameters, firstFrame: first
     ).filter { $0.frame >= from && $0.frame < to }
-    peaks += PeakPicker.capped(
-      found, perBlock: parameters.peaksPerSecond, lowPerBlock: parameters.lowPeaksPerSecond,
-      lowBelowBin: parameters.lowPeaksBelowBin,
-      blockFrames: PeakPicker.framesPerSecond(parameters))
+    peaks += PeakPicker.capped(found, parameters: parameters)
     // The bits of the block's frames, each compared with the frame `bandLag` before it (in
     // the block's context: `contextFrames` covers it).
     let width = min(BandBits.topBin(parameters, maxSpeed: 1), spectrogram.bins)

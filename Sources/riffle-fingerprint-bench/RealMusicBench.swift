@@ -781,12 +781,11 @@ enum RealMusicBench {
   /// moved `shift` bins up round the band and turned upside down when `flipped`; below it, in
   /// the bass (where a recording keeps more peaks, `queryLowPeaksPerSecond`, and a library's
   /// bass lines are alike), moved `low.shift` round the bass band and turned when
-  /// `low.flipped`. The distances between peaks stay (but
-  /// for pairs that cross a band's edge), so the copy has as many landmarks, spread over the
-  /// hashes as unevenly, as many of them in the bass, but other hashes: a different song,
-  /// which no speed search finds in the first. Its bits are scrambled (each word XORed with a
-  /// pseudo-random one seeded by the copy), so they agree with the song's no more than another
-  /// song's would.
+  /// `low.flipped`. The distances between peaks stay (but for pairs that cross a band's
+  /// edge), so the copy has as many landmarks, spread over the hashes as unevenly, as many of
+  /// them in the bass, but other hashes: a different song, which no speed search finds in the
+  /// first. Its bits are scrambled (each word XORed with a pseudo-random one seeded by the
+  /// copy), so they agree with the song's no more than another song's would.
   static func relabelled(
     _ print: SongPrint, copy: Int, shift: Int, flipped: Bool,
     low: (bottom: Int, top: Int, shift: Int, flipped: Bool)
