@@ -23,6 +23,10 @@ public struct FingerprintMatch: Equatable, Sendable {
   public var evidence: Double?
   /// The speed between the steps tried (`speed` is the step whose hashes voted).
   var refinedSpeed: Double?
+  /// Other songs of the index that hold the same audio where the recording is (a song held
+  /// twice: an album's and a compilation's copy, a remaster), named beside this one, which
+  /// agrees the most (`FingerprintIndex.holdSameAudio`).
+  public var sameAudio: [String] = []
 
   /// Whether this answer is better supported than `other`, an answer from another index:
   /// more evidence, then more agreeing hashes.
@@ -171,7 +175,8 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// song's bits and peaks are compared with the recording's (`evidence(for:with:)`), and
   /// `MatchRule` chooses among the songs, each at its offset with the most evidence.
   public func match(_ recording: Recording) -> FingerprintMatch? {
-    let checked = checkedCandidates(recording)
+    let (checked, sameAudio) = mergingSameAudio(
+      checkedCandidates(recording), frames: recording.probe.frames)
     guard
       let chosen = MatchRule.choose(
         checked.map {
@@ -185,7 +190,48 @@ public final class FingerprintIndex: @unchecked Sendable {
     answer.runnerUp =
       checked.indices.filter { $0 != chosen }.map { checked[$0].score }.max() ?? 0
     answer.speed = answer.refinedSpeed ?? answer.speed
+    if chosen
+      == checked.indices.max(by: {
+        (checked[$0].best.evidence ?? 0) < (checked[$1].best.evidence ?? 0)
+      })
+    {
+      answer.sameAudio = sameAudio
+    }
     return answer
+  }
+
+  /// The candidates with the songs that hold the same audio as the one with the most
+  /// evidence (`holdSameAudio`, and their bits agreeing by `sameAudioBits`,
+  /// `bitsAgreement`) taken out, when their evidence is within `minEvidenceMargin`
+  /// of its (else they stand in no rule's way), and their ids: a song the library holds twice
+  /// agrees with the recording as well as itself, and would keep either from being named.
+  /// The one kept counts the most hashes of them, and the candidates stay ordered by hashes.
+  func mergingSameAudio(_ checked: [(score: Int, best: FingerprintMatch)], frames: Int) -> (
+    [(score: Int, best: FingerprintMatch)], [String]
+  ) {
+    guard
+      let lead = checked.indices.max(by: {
+        (checked[$0].best.evidence ?? 0) < (checked[$1].best.evidence ?? 0)
+      })
+    else { return (checked, []) }
+    let leader = checked[lead].best
+    let near = (leader.evidence ?? 0) - parameters.minEvidenceMargin
+    let twins = checked.indices.filter { i in
+      guard i != lead, (checked[i].best.evidence ?? 0) > near else { return false }
+      let other = checked[i].best
+      return Self.holdSameAudio(
+        (peaks(ofSong: leader.songNumber), leader.offsetFrames, leader.speed),
+        (peaks(ofSong: other.songNumber), other.offsetFrames, other.speed), frames: frames,
+        parameters: parameters)
+        && bitsAgreement(leader, other, frames: frames) >= parameters.sameAudioBits
+    }
+    guard !twins.isEmpty else { return (checked, []) }
+    var kept = checked.indices.filter { !twins.contains($0) }.map { ($0, checked[$0]) }
+    if let at = kept.firstIndex(where: { $0.0 == lead }) {
+      kept[at].1.score = max(kept[at].1.score, twins.map { checked[$0].score }.max() ?? 0)
+    }
+    kept.sort { ($0.1.score, -$0.0) > ($1.1.score, -$1.0) }
+    return (kept.map(\.1), twins.map { checked[$0].best.songID })
   }
 
   /// Each candidate song (best by hashes first) with its most agreeing hashes and its
@@ -211,6 +257,104 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// Evidence within this of a song's most is as good, for choosing where in it the
   /// recording is.
   static let evidenceTie = 2.0
+
+  /// Whether two songs hold the same audio where a recording lines up with each (a song a
+  /// library holds twice: an album's and a compilation's copy, a remaster): of the peaks
+  /// each has around the recording (`sameAudioSeconds`, centred on it, or the recording if
+  /// longer), at least `sameAudioShare` lie on the other's, a frame and a bin either side, and
+  /// each has at least `sameAudioPeaks` there. Songs that merely agree with the recording
+  /// alike (one make, one tempo) share few: their notes differ, and what they share for a
+  /// few seconds (a drum pattern at one tempo) they do not share for twenty
+  /// (docs/fingerprinting.md, "A song held twice").
+  public static func holdSameAudio(
+    _ a: (peaks: [Peak], offsetFrames: Int, speed: Double),
+    _ b: (peaks: [Peak], offsetFrames: Int, speed: Double), frames: Int,
+    parameters p: FingerprintParameters
+  ) -> Bool {
+    (sharedPeaks(around: a, b, frames: frames, parameters: p) ?? 0) >= p.sameAudioShare
+  }
+
+  /// `sharedPeaks` over `sameAudioSeconds` centred on the recording (or the recording, if
+  /// longer): what `holdSameAudio` measures.
+  public static func sharedPeaks(
+    around a: (peaks: [Peak], offsetFrames: Int, speed: Double),
+    _ b: (peaks: [Peak], offsetFrames: Int, speed: Double), frames: Int,
+    parameters p: FingerprintParameters
+  ) -> Double? {
+    let span = max(frames, Int((p.sameAudioSeconds / p.frameSeconds).rounded()))
+    let pad = (span - frames) / 2
+    func widened(_ song: (peaks: [Peak], offsetFrames: Int, speed: Double)) -> (
+      peaks: [Peak], offsetFrames: Int, speed: Double
+    ) {
+      (song.peaks, song.offsetFrames - Int((Double(pad) * song.speed).rounded()), song.speed)
+    }
+    return sharedPeaks(widened(a), widened(b), frames: frames + 2 * pad)
+  }
+
+  /// How far two songs' bits agree (`BandBits.agreement`, in deviations, the best of the
+  /// frames 2 either side) over `sameAudioSeconds` centred on where a recording lines up
+  /// with each, when the recording plays both at one speed, give or take a step (0
+  /// otherwise): two copies of one recording move their bands as one.
+  public func bitsAgreement(
+    _ a: FingerprintMatch, _ b: FingerprintMatch, frames: Int
+  ) -> Double {
+    let p = parameters
+    guard abs(a.speed - b.speed) < p.speedStep * 1.5 else { return 0 }
+    let span = max(frames, Int((p.sameAudioSeconds / p.frameSeconds).rounded()))
+    let pad = (span - frames) / 2
+    let bitsA = bits(ofSong: a.songNumber)
+    let bitsB = bits(ofSong: b.songNumber)
+    let startA = a.offsetFrames - Int((Double(pad) * a.speed).rounded())
+    let startB = b.offsetFrames - Int((Double(pad) * b.speed).rounded())
+    let from = max(0, startB)
+    let to = min(bitsB.count, startB + Int((Double(span) * b.speed).rounded()))
+    guard from < to, !bitsA.isEmpty else { return 0 }
+    return BandBits.bestAgreement(
+      song: bitsA, query: Array(bitsB[from..<to]), offsetFrames: startA + (from - startB),
+      shifts: -2...2, speed: 1, lag: p.bandLag)
+  }
+
+  /// The smaller of the shares of each song's peaks within the recording that lie on the
+  /// other's; nil when either has fewer than `sameAudioPeaks` there.
+  public static func sharedPeaks(
+    _ a: (peaks: [Peak], offsetFrames: Int, speed: Double),
+    _ b: (peaks: [Peak], offsetFrames: Int, speed: Double), frames: Int
+  ) -> Double? {
+    /// A song's peaks within the recording, in its frames and bins, packed as frame << 16 | bin.
+    func points(_ song: (peaks: [Peak], offsetFrames: Int, speed: Double)) -> Set<Int> {
+      var out = Set<Int>()
+      let last = Double(song.offsetFrames) + Double(frames) * song.speed
+      for peak in song.peaks where peak.frame >= song.offsetFrames {
+        if Double(peak.frame) >= last { break }
+        let frame = Int((Double(peak.frame - song.offsetFrames) / song.speed).rounded())
+        let bin = Int((Double(peak.bin) * song.speed).rounded())
+        guard frame >= 0, frame < frames, bin >= 0, bin < 1 << 16 else { continue }
+        out.insert(frame << 16 | bin)
+      }
+      return out
+    }
+    func share(_ x: Set<Int>, on y: Set<Int>) -> Double {
+      var on = 0
+      for point in x {
+        let frame = point >> 16
+        let bin = point & 0xFFFF
+        if (-1...1).contains(where: { df in
+          (-1...1).contains { db in y.contains((frame + df) << 16 | (bin + db)) }
+        }) {
+          on += 1
+        }
+      }
+      return Double(on) / Double(max(1, x.count))
+    }
+    let x = points(a)
+    let y = points(b)
+    guard x.count >= sameAudioPeaks, y.count >= sameAudioPeaks else { return nil }
+    return min(share(x, on: y), share(y, on: x))
+  }
+
+  /// Peaks each song needs within the recording for two songs to hold the same audio there
+  /// (`holdSameAudio`): a second of a print's.
+  static let sameAudioPeaks = 20
 
   /// How far a song agrees with the recording at an alignment (offset and speed), beyond
   /// chance, in standard deviations: its peaks (`PeakProbe.agreement`) and its bits

@@ -45,6 +45,16 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// ...and in a recording to name, this many: voices as loud as the music take the places
   /// above 300 Hz, and the bass line under them is what survives.
   public var queryLowPeaksPerSecond = 8
+  /// Likewise, up to this many more a second from `highPeaksFromBin` (3 kHz) up: none in a
+  /// song's print...
+  public var highPeaksPerSecond = 0
+  public var highPeaksFromBin = 280
+  /// ...and none in a recording to name either, as measured: voices fade above 3 kHz, and 12
+  /// a second there named 1 to 3 more of 72 held-out babble queries, but took 45% more
+  /// matching time at 10,000 songs (the pairs of a song's treble are as common as the rest);
+  /// 8 from 4 kHz or 6 from 3 kHz, 20 to 25% more (docs/fingerprinting.md, "The treble
+  /// tried, and a song held twice").
+  public var queryHighPeaksPerSecond = 0
   /// Each anchor pairs with up to this many later peaks in its target zone...
   public var fanOut = 15
   /// ...and in a recording to name, this many: with more peaks a second than the song's, a
@@ -93,6 +103,18 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// least this much evidence (a held bass note repeats one pair of peaks all through a song,
   /// which can gather many hashes by chance).
   public var minEvidenceWithHashes: Double = 6
+  /// Two songs hold the same audio where a recording lines up with each when at least this
+  /// share of the peaks each has there lie on the other's (`FingerprintIndex.holdSameAudio`):
+  /// a song held twice is then named with its twin rather than not at all. Songs that are
+  /// not the same recording share under a fifth, most under a twentieth.
+  public var sameAudioShare = 1.0 / 3
+  /// ...over this many seconds centred on the recording (or the recording, if longer): what
+  /// two songs of one make share for a few seconds, they do not share for twenty.
+  public var sameAudioSeconds: Double = 20
+  /// ...and their bits agree there by at least this many deviations (copies of one
+  /// recording by 45 and more; songs of one synthesizer, alike beyond any real music, by
+  /// under 30).
+  public var sameAudioBits: Double = 35
   /// The evidence thresholds on the evidence alone hold for recordings of this many seconds
   /// or less, and grow with the square root of a longer one's length: a likeness short of the
   /// song itself (one make, one tempo) agrees by more deviations the longer it is heard. The
@@ -152,6 +174,11 @@ public struct FingerprintParameters: Equatable, Sendable {
     }
     if lowPeaksPerSecond > 0 {
       for value in [lowPeaksPerSecond, lowPeaksBelowBin] {
+        hash = (hash ^ UInt32(truncatingIfNeeded: value)) &* 16_777_619
+      }
+    }
+    if highPeaksPerSecond > 0 {
+      for value in [highPeaksPerSecond, highPeaksFromBin] {
         hash = (hash ^ UInt32(truncatingIfNeeded: value)) &* 16_777_619
       }
     }

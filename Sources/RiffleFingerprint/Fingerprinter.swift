@@ -42,11 +42,14 @@ public struct Fingerprinter: Sendable {
   }
 
   /// A recording to name, from mono samples at the input rate: its peaks (up to
-  /// `queryPeaksPerSecond` a second) and what its bits are made from at any speed.
+  /// `queryPeaksPerSecond` a second, and beside them its bass's and its treble's,
+  /// `queryLowPeaksPerSecond` and `queryHighPeaksPerSecond`) and what its bits are made from
+  /// at any speed.
   public func recording(mono samples: [Float]) -> Recording {
     var p = parameters
     p.peaksPerSecond = parameters.queryPeaksPerSecond
     p.lowPeaksPerSecond = parameters.queryLowPeaksPerSecond
+    p.highPeaksPerSecond = parameters.queryHighPeaksPerSecond
     let spectrogram = SpectrumAnalyzer.spectrogram(resampler.downsample(samples), parameters: p)
     return Recording(
       peaks: PeakPicker.peaks(in: spectrogram, parameters: p), spectrogram: spectrogram,

@@ -126,11 +126,16 @@ public enum PeakPicker {
   }
 
   /// Keeps the `peaksPerSecond` most prominent peaks of each second and, beside them, the
-  /// `lowPeaksPerSecond` most prominent of the rest below `lowPeaksBelowBin`; in (frame, bin)
-  /// order. The whole recording's picker and the index build's stream both cap through here.
+  /// `lowPeaksPerSecond` most prominent of the rest below `lowPeaksBelowBin` and the
+  /// `highPeaksPerSecond` most prominent of the rest from `highPeaksFromBin` up; in (frame,
+  /// bin) order. The whole recording's picker and the index build's stream both cap through
+  /// here.
   static func capped(_ peaks: [Peak], parameters p: FingerprintParameters) -> [Peak] {
     let perBlock = p.peaksPerSecond
     let lowPerBlock = p.lowPeaksPerSecond
+    let highPerBlock = p.highPeaksPerSecond
+    // The two bands never overlap: a peak is counted once.
+    let highFrom = max(p.highPeaksFromBin, lowPerBlock > 0 ? p.lowPeaksBelowBin : 0)
     let blockFrames = framesPerSecond(p)
     func stronger(_ a: Peak, _ b: Peak) -> Bool {
       (a.prominence, -a.frame, -a.bin) > (b.prominence, -b.frame, -b.bin)
@@ -146,6 +151,10 @@ public enum PeakPicker {
       if lowPerBlock > 0 {
         chosen += ranked.dropFirst(perBlock).lazy.filter { $0.bin < p.lowPeaksBelowBin }
           .prefix(lowPerBlock)
+      }
+      if highPerBlock > 0 {
+        chosen += ranked.dropFirst(perBlock).lazy.filter { $0.bin >= highFrom }
+          .prefix(highPerBlock)
       }
       kept += chosen.sorted { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
       start = end

@@ -42,7 +42,8 @@ struct Identify: ParsableCommand {
   @Flag(
     help: """
       Print one JSON object: title, artist, handle, id, source, offset and speed of the match, \
-      its score and how far its bits and peaks agree (evidence), or "matched": false and why.
+      its score and how far its bits and peaks agree (evidence), the songs that hold the \
+      same recording (same), or "matched": false and why.
       """)
   var json = false
 
@@ -89,9 +90,9 @@ struct Identify: ParsableCommand {
     // With a library configured and scanned, its songs are searched too (IdentifyLibrary.swift).
     let inLibrary = matchInLibrary(heard)
     let inFeed = update.index.match(heard).flatMap { match in
-      songs.first(where: { $0.id == match.songID }).map { ($0, match) }
+      IdentifyResult.named(match, among: songs).map { ($0, match) }
     }
-    guard let (song, match) = LibraryPrints.better(inLibrary, inFeed) else {
+    guard let (named, match) = LibraryPrints.better(inLibrary, inFeed) else {
       let why = IdentifyResult.noMatch(peaks: heard.peaks.count, seconds: Self.seconds(of: pcm))
       if json {
         print(IdentifyResult.json(["matched": false, "message": why]))
@@ -102,17 +103,19 @@ struct Identify: ParsableCommand {
     }
     if json {
       let source =
-        inLibrary.map { $0.0.id == song.id } == true
+        inLibrary.map { $0.0.song.id == named.song.id } == true
         ? LibraryPrints.sourceName : feedURL.absoluteString
-      print(IdentifyResult.json(for: song, match: match, sourceName: source))
+      print(IdentifyResult.json(for: named, match: match, sourceName: source))
     } else {
-      print(IdentifyResult.line(for: song, at: match.offset, speed: match.speed))
+      print(
+        IdentifyResult.line(for: named.song, at: match.offset, speed: match.speed)
+          + IdentifyResult.sameAudioNote(named.sameAudio))
     }
   }
 
   /// The best library song for `recording`, its store brought up to date with the library index
   /// first; nil without a library, and a library that cannot be read is a note, not a failure.
-  private func matchInLibrary(_ recording: Recording) -> (Song, FingerprintMatch)? {
+  private func matchInLibrary(_ recording: Recording) -> (IdentifyResult.Named, FingerprintMatch)? {
     let songs: [Song]
     do {
       guard let found = try LibraryPrints.songs(configured: Library.folders()) else { return nil }
@@ -126,7 +129,7 @@ struct Identify: ParsableCommand {
     }
     for problem in update.problems { note("skipped \(TextSanitizer.sanitize(problem))") }
     return update.index.match(recording).flatMap { match in
-      songs.first(where: { $0.id == match.songID }).map { ($0, match) }
+      IdentifyResult.named(match, among: songs).map { ($0, match) }
     }
   }
 
@@ -147,6 +150,32 @@ struct Identify: ParsableCommand {
 
 /// How a match is said, on the command line and in the player.
 enum IdentifyResult {
+  /// The song a match names and the songs of the same source that hold the same audio there
+  /// (`FingerprintMatch.sameAudio`: a song held twice), named beside it.
+  struct Named {
+    var song: Song
+    var sameAudio: [Song] = []
+  }
+
+  /// The songs of `match` among `songs`; nil when its song is not among them.
+  static func named(_ match: FingerprintMatch, among songs: [Song]) -> Named? {
+    guard let song = songs.first(where: { $0.id == match.songID }) else { return nil }
+    let twins = match.sameAudio.compactMap { id in songs.first { $0.id == id } }
+    return Named(song: song, sameAudio: twins)
+  }
+
+  /// " (the same recording as "TITLE" by NAME)", for each song that holds the same audio.
+  static func sameAudioNote(_ songs: [Song]) -> String {
+    guard !songs.isEmpty else { return "" }
+    let names = songs.map { song in
+      let title = song.title.isEmpty ? "Untitled" : TextSanitizer.sanitize(song.title)
+      let name =
+        song.displayName.isEmpty ? "Unknown artist" : TextSanitizer.sanitize(song.displayName)
+      return "\"\(title)\" by \(name)"
+    }
+    return " (the same recording as \(names.joined(separator: " and ")))"
+  }
+
   /// "No song matched", and why when the recording itself explains it.
   static func noMatch(peaks: Int, seconds: Double) -> String {
     if seconds < 1 { return "No song matched (the recording is shorter than a second)" }
@@ -170,9 +199,27 @@ enum IdentifyResult {
     json(for: song, match: match, sourceName: source.absoluteString)
   }
 
-  /// The same, with the source named as scripts see it: a feed's URL, or "library".
+  /// The same, with the source named as scripts see it: a feed's URL, or "library"; the
+  /// songs that hold the same audio as "same" (id, title, artist, handle; none: empty).
+  static func json(for named: Named, match: FingerprintMatch, sourceName: String) -> String {
+    json(
+      fields(for: named.song, match: match, sourceName: sourceName).merging([
+        "same": named.sameAudio.map { song in
+          [
+            "id": TextSanitizer.sanitize(song.id), "title": TextSanitizer.sanitize(song.title),
+            "artist": TextSanitizer.sanitize(song.displayName),
+            "handle": TextSanitizer.sanitize(song.handle),
+          ]
+        }
+      ]) { $1 })
+  }
+
   static func json(for song: Song, match: FingerprintMatch, sourceName: String) -> String {
-    json([
+    json(for: Named(song: song), match: match, sourceName: sourceName)
+  }
+
+  static func fields(for song: Song, match: FingerprintMatch, sourceName: String) -> [String: Any] {
+    [
       "matched": true, "id": TextSanitizer.sanitize(song.id),
       "title": TextSanitizer.sanitize(song.title),
       "artist": TextSanitizer.sanitize(song.displayName),
@@ -180,7 +227,7 @@ enum IdentifyResult {
       "offset": (match.offset * 1000).rounded() / 1000,
       "speed": (match.speed * 10_000).rounded() / 10_000, "score": match.score,
       "evidence": match.evidence.map { ($0 * 10).rounded() / 10 } ?? NSNull(),
-    ])
+    ]
   }
 
   static func json(_ object: [String: Any]) -> String {

@@ -145,12 +145,15 @@ struct IdentifyCommandEndToEndTests {
     #expect(try #require(object["evidence"] as? Double) > 10)
   }
 
-  @Test("with a library added and scanned, a clip of a library song names it (source library)")
-  func librarySong() throws {
-    // A song no catalog has (the stranger melody), as a tagged MP3 in a library folder.
+  /// The stranger melody (40 s) as "Night Walk" by The Testers, a tagged MP3 in library
+  /// folder `name`, with whatever `more` writes beside it; the folder added and scanned.
+  func nightWalkLibrary(
+    _ name: String, more: (URL, WAVFile) throws -> Void = { _, _ in }
+  ) throws -> (melody: WAVFile, music: URL) {
     let melody = home.file("melody.wav")
     try Recording.stranger(seconds: 40, to: melody)
-    let music = home.file("music")
+    let wav = try WAVFile.read(melody)
+    let music = home.file(name)
     try AudioEncoder.encode(
       [
         .init(
@@ -158,12 +161,20 @@ struct IdentifyCommandEndToEndTests {
           tags: ["title": "Night Walk", "artist": "The Testers", "album": "Walks"],
           extraOptions: ["-c:a", "libmp3lame", "-b:a", "128k"])
       ], source: melody)
-    let environment = home.xdgEnvironment
+    try more(music, wav)
     for arguments in [["library", "add", music.path], ["library", "scan"]] {
-      let result = try runProgram(TestFiles.riffleBinary, arguments, environment: environment)
+      let result = try runProgram(
+        TestFiles.riffleBinary, arguments, environment: home.xdgEnvironment)
       #expect(result.status == 0, "\(arguments): \(result.stderr)")
     }
-    let wav = try WAVFile.read(melody)
+    return (wav, music)
+  }
+
+  @Test("with a library added and scanned, a clip of a library song names it (source library)")
+  func librarySong() throws {
+    // A song no catalog has (the stranger melody), as a tagged MP3 in a library folder.
+    let (wav, music) = try nightWalkLibrary("music")
+    let environment = home.xdgEnvironment
     let clip = home.file("library-clip.wav")
     try WAVWriter.data(
       samples: Array(wav.samples[12 * 44_100..<20 * 44_100]), channels: 1, sampleRate: 44_100
@@ -203,6 +214,54 @@ struct IdentifyCommandEndToEndTests {
     #expect(feed.status == 0, "stderr: \(feed.stderr)")
     #expect(feed.stdout.contains("\"id\":\"riffle-002\""), "\(feed.stdout)")
     #expect(!feed.stdout.contains("\"source\":\"library\""))
+  }
+
+  @Test(
+    "a song the library holds twice (an album's copy and a compilation's) is named, its twin beside it"
+  )
+  func songHeldTwice() throws {
+    // The stranger melody as an album's MP3 and, a second in, as a compilation's Ogg Vorbis:
+    // the same recording twice, which agrees with a clip of it as well as itself.
+    let (wav, _) = try nightWalkLibrary("twice") { music, wav in
+      let later = home.file("melody-later.wav")
+      try WAVWriter.data(
+        samples: [Int16](repeating: 0, count: 44_100) + wav.samples, channels: 1,
+        sampleRate: 44_100
+      ).write(to: later)
+      try AudioEncoder.encode(
+        [
+          .init(
+            path: music.appendingPathComponent("Various/Night Walk (Best Of).ogg").path,
+            format: .ogg,
+            tags: ["title": "Night Walk (Best Of)", "artist": "The Testers", "album": "Best Of"],
+            extraOptions: ["-c:a", "libvorbis", "-q:a", "4"])
+        ], source: later)
+    }
+    let clip = home.file("twice-clip.wav")
+    try WAVWriter.data(
+      samples: Array(wav.samples[12 * 44_100..<20 * 44_100]), channels: 1, sampleRate: 44_100
+    ).write(to: clip)
+
+    let result = try identify("--json", clip.path)
+    #expect(result.status == 0, "stdout: \(result.stdout) stderr: \(result.stderr)")
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    let same = try #require(object["same"] as? [[String: Any]])
+    let titles = Set([object["title"] as? String] + same.map { $0["title"] as? String })
+    #expect(titles == ["Night Walk", "Night Walk (Best Of)"], "\(result.stdout)")
+    #expect(object["source"] as? String == "library")
+    // Placed in the copy it names: 0:12 in the album's, 0:13 in the compilation's.
+    let offset = try #require(object["offset"] as? Double)
+    #expect(abs(offset - (object["title"] as? String == "Night Walk" ? 12 : 13)) < 0.2)
+
+    let line = try identify(clip.path)
+    #expect(line.status == 0)
+    #expect(
+      line.stdout == "Night Walk by The Testers at 0:12 "
+        + "(the same recording as \"Night Walk (Best Of)\" by The Testers)\n"
+        || line.stdout == "Night Walk (Best Of) by The Testers at 0:13 "
+          + "(the same recording as \"Night Walk\" by The Testers)\n",
+      "\(line.stdout)")
   }
 
   @Test(

@@ -213,6 +213,34 @@ struct CheckTests {
     #expect(index.match(stranger) == nil)
   }
 
+  @Test("a song held twice is named with its twin, where the two would keep each other unnamed")
+  func songHeldTwice() throws {
+    let fingerprinter = Fingerprinter()
+    let songs = (0..<4).map { melody(seconds: 20, seed: UInt64(60 + $0)) }
+    // Song 0 again, quieter and a second later: a compilation's copy of an album's song.
+    let twin = [Float](repeating: 0, count: 44_100) + songs[0].map { 0.7 * $0 }
+    let prints =
+      songs.enumerated().map { fingerprinter.print(id: "s\($0)", mono: $1) }
+      + [fingerprinter.print(id: "twin", mono: twin)]
+    let excerpt = Array(songs[0][132_300..<352_800])
+    let noisy = zip(excerpt, voices(seconds: 5, seed: 3)).map { $0 + 0.5 * $1 }
+    let heard = fingerprinter.recording(mono: noisy)
+
+    let match = try #require(FingerprintIndex(songs: prints).match(heard))
+    #expect(Set([match.songID] + match.sameAudio) == ["s0", "twin"])
+    #expect(abs(match.offset - (match.songID == "s0" ? 3 : 4)) < 0.1, "\(match.offset)")
+    // Without the twin test, the two agree alike and neither is named.
+    var p = fingerprinter.parameters
+    p.sameAudioShare = 2
+    #expect(FingerprintIndex(songs: prints, parameters: p).match(heard) == nil)
+    // Alone, song 0 is named with no twin; a recording of none of them names nothing.
+    let alone = try #require(FingerprintIndex(songs: Array(prints.prefix(4))).match(heard))
+    #expect(alone.songID == "s0" && alone.sameAudio.isEmpty)
+    let stranger = fingerprinter.recording(
+      mono: zip(melody(seconds: 5, seed: 99), voices(seconds: 5, seed: 4)).map { $0 + 0.5 * $1 })
+    #expect(FingerprintIndex(songs: prints).match(stranger) == nil)
+  }
+
   @Test("a print's bits are kept in the prints file and read back by song number")
   func storedBits() throws {
     let fingerprinter = Fingerprinter()

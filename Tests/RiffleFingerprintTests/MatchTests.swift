@@ -155,6 +155,53 @@ struct MatchTests {
     #expect(answer(5, 1).outranks(answer(50, nil)))
   }
 
+  @Test("two songs hold the same audio where most of the peaks of each lie on the other's")
+  func sameAudio() {
+    let song = randomPrint("a", seed: 11).peaks.sorted { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
+    // The same peaks 300 frames later (a copy with a longer start), some a bin or a frame off
+    // (another encoding), a fifth of them gone and others in their place.
+    var random = TestRandom(seed: 12)
+    let copy =
+      song.compactMap { peak -> Peak? in
+        switch random.next() % 10 {
+        case 0, 1: return nil
+        case 2: return Peak(frame: peak.frame + 300, bin: peak.bin + 1, prominence: 0)
+        case 3: return Peak(frame: peak.frame + 301, bin: peak.bin, prominence: 0)
+        default: return Peak(frame: peak.frame + 300, bin: peak.bin, prominence: 0)
+        }
+      }
+      + randomPrint("noise", seed: 13, count: 150).peaks.map {
+        Peak(frame: $0.frame + 300, bin: $0.bin, prominence: 0)
+      }
+    let copyPeaks = copy.sorted { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
+    let other = randomPrint("b", seed: 14).peaks.sorted { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
+    let p = FingerprintParameters()
+    func same(_ a: [Peak], _ at: Int, _ b: [Peak], _ bt: Int, frames: Int = 215) -> Bool {
+      FingerprintIndex.holdSameAudio((a, at, 1), (b, bt, 1), frames: frames, parameters: p)
+    }
+    #expect(same(song, 500, copyPeaks, 800))
+    #expect(same(copyPeaks, 800, song, 500))
+    // Not where the recording lines them up elsewhere, nor another song.
+    #expect(!same(song, 500, copyPeaks, 900))
+    #expect(!same(song, 500, other, 500))
+    let shared = FingerprintIndex.sharedPeaks(
+      around: (song, 500, 1), (other, 500, 1), frames: 215, parameters: p)
+    #expect((shared ?? 1) < 0.1, "\(String(describing: shared))")
+    // Nor a song that shares only the recording's 5 s (one drum pattern at one tempo): the
+    // songs are compared over 20 s around it.
+    let brief =
+      (other.filter { $0.frame < 500 || $0.frame >= 715 }
+      + song.filter { $0.frame >= 500 && $0.frame < 715 }).sorted {
+        ($0.frame, $0.bin) < ($1.frame, $1.bin)
+      }
+    #expect(
+      FingerprintIndex.sharedPeaks((song, 500, 1), (brief, 500, 1), frames: 215) == 1)
+    #expect(!same(song, 500, brief, 500))
+    // A song too short to show 20 peaks around the recording is nobody's twin.
+    let short = Array(song.prefix(10))
+    #expect(!same(short, 0, short, 0))
+  }
+
   @Test("no votes, no answer")
   func empty() {
     var votes: [UInt64] = []

@@ -109,6 +109,31 @@ struct PeakTests {
     #expect(PeakPicker.peaks(in: s, parameters: p).count == 3)
   }
 
+  @Test("and up to highPeaksPerSecond more of the rest from highPeaksFromBin up")
+  func highBandQuota() {
+    var p = smallParameters()
+    p.peaksPerSecond = 2
+    p.lowPeaksPerSecond = 1
+    p.lowPeaksBelowBin = 25
+    p.highPeaksPerSecond = 1
+    p.highPeaksFromBin = 100
+    p.maxBin = 128
+    // The first second: the two most prominent (bins 40 and 20); of the rest, the strongest
+    // below bin 25 (bin 15) and the strongest from bin 100 up (bin 120, not the weaker 110).
+    let s = spectrogram(
+      frames: 50, bins: 128,
+      raised: [
+        (0, 10, 3), (10, 20, 9), (20, 30, 4), (30, 40, 8), (40, 15, 3.5), (12, 110, 2),
+        (24, 120, 3), (45, 50, 2),
+      ])
+    let peaks = PeakPicker.peaks(in: s, parameters: p)
+    #expect(
+      peaks.map { [$0.frame, $0.bin] } == [[10, 20], [24, 120], [30, 40], [40, 15], [45, 50]])
+    // Neither a song's print nor a recording keeps any by default (the matching time).
+    #expect(FingerprintParameters().highPeaksPerSecond == 0)
+    #expect(FingerprintParameters().queryHighPeaksPerSecond == 0)
+  }
+
   @Test("a recording to name keeps its song-sized cap and, beside it, bass peaks of its own")
   func recordingBassQuota() {
     // Eight loud tones between 1 and 4 kHz, each moving every 200 ms (some 40 peaks a second,
@@ -125,11 +150,15 @@ struct PeakTests {
         }
       }
     }
-    var plain = FingerprintParameters()
+    var bassOnly = FingerprintParameters()
+    bassOnly.queryHighPeaksPerSecond = 0
+    var plain = bassOnly
     plain.queryLowPeaksPerSecond = 0
     let without = Set(
       Fingerprinter(parameters: plain).recording(mono: audio).peaks.map { [$0.frame, $0.bin] })
-    let with = Fingerprinter().recording(mono: audio).peaks.map { [$0.frame, $0.bin] }
+    let with = Fingerprinter(parameters: bassOnly).recording(mono: audio).peaks.map {
+      [$0.frame, $0.bin]
+    }
     let added = with.filter { !without.contains($0) }
     #expect(without.isSubset(of: Set(with)))
     #expect(!added.isEmpty)
