@@ -175,8 +175,7 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// song's bits and peaks are compared with the recording's (`evidence(for:with:)`), and
   /// `MatchRule` chooses among the songs, each at its offset with the most evidence.
   public func match(_ recording: Recording) -> FingerprintMatch? {
-    let (checked, sameAudio) = mergingSameAudio(
-      checkedCandidates(recording), frames: recording.probe.frames)
+    let checked = mergingSameAudio(checkedCandidates(recording), frames: recording.probe.frames)
     guard
       let chosen = MatchRule.choose(
         checked.map {
@@ -190,48 +189,49 @@ public final class FingerprintIndex: @unchecked Sendable {
     answer.runnerUp =
       checked.indices.filter { $0 != chosen }.map { checked[$0].score }.max() ?? 0
     answer.speed = answer.refinedSpeed ?? answer.speed
-    if chosen
-      == checked.indices.max(by: {
-        (checked[$0].best.evidence ?? 0) < (checked[$1].best.evidence ?? 0)
-      })
-    {
-      answer.sameAudio = sameAudio
-    }
     return answer
   }
 
   /// The candidates with the songs that hold the same audio as the one with the most
-  /// evidence (`holdSameAudio`, and their bits agreeing by `sameAudioBits`,
-  /// `bitsAgreement`) taken out, when their evidence is within `minEvidenceMargin`
-  /// of its (else they stand in no rule's way), and their ids: a song the library holds twice
-  /// agrees with the recording as well as itself, and would keep either from being named.
-  /// The one kept counts the most hashes of them, and the candidates stay ordered by hashes.
-  func mergingSameAudio(_ checked: [(score: Int, best: FingerprintMatch)], frames: Int) -> (
-    [(score: Int, best: FingerprintMatch)], [String]
-  ) {
+  /// evidence (`holdSameAudio`, and their bits agreeing by `sameAudioBits`) taken out, when
+  /// their evidence is within `minEvidenceMargin` of its (else they stand in no rule's way):
+  /// a song the library holds twice agrees with the recording as well as itself, and would
+  /// keep either from being named. The one kept carries their ids (`sameAudio`) and counts
+  /// the most hashes of them; the candidates stay ordered by hashes.
+  func mergingSameAudio(_ checked: [(score: Int, best: FingerprintMatch)], frames: Int)
+    -> [(score: Int, best: FingerprintMatch)]
+  {
     guard
       let lead = checked.indices.max(by: {
         (checked[$0].best.evidence ?? 0) < (checked[$1].best.evidence ?? 0)
       })
-    else { return (checked, []) }
+    else { return checked }
     let leader = checked[lead].best
     let near = (leader.evidence ?? 0) - parameters.minEvidenceMargin
-    let twins = checked.indices.filter { i in
-      guard i != lead, (checked[i].best.evidence ?? 0) > near else { return false }
-      let other = checked[i].best
-      return Self.holdSameAudio(
-        (peaks(ofSong: leader.songNumber), leader.offsetFrames, leader.speed),
-        (peaks(ofSong: other.songNumber), other.offsetFrames, other.speed), frames: frames,
-        parameters: parameters)
-        && bitsAgreement(leader, other, frames: frames) >= parameters.sameAudioBits
+    let others = checked.indices.filter { $0 != lead && (checked[$0].best.evidence ?? 0) > near }
+    // The leader's print is read once, and another's only when it is near.
+    guard !others.isEmpty, let leaderPrint = stored(ofSong: leader.songNumber) else {
+      return checked
     }
-    guard !twins.isEmpty else { return (checked, []) }
+    let twins = others.filter { i in
+      let other = checked[i].best
+      guard let print = stored(ofSong: other.songNumber) else { return false }
+      return Self.holdSameAudio(
+        (leaderPrint.peaks, leader.offsetFrames, leader.speed),
+        (print.peaks, other.offsetFrames, other.speed), frames: frames, parameters: parameters)
+        && Self.bitsAgreement(
+          (leaderPrint.bits, leader.offsetFrames, leader.speed),
+          (print.bits, other.offsetFrames, other.speed), frames: frames, parameters: parameters)
+          >= parameters.sameAudioBits
+    }
+    guard !twins.isEmpty else { return checked }
     var kept = checked.indices.filter { !twins.contains($0) }.map { ($0, checked[$0]) }
     if let at = kept.firstIndex(where: { $0.0 == lead }) {
       kept[at].1.score = max(kept[at].1.score, twins.map { checked[$0].score }.max() ?? 0)
+      kept[at].1.best.sameAudio = twins.map { checked[$0].best.songID }
     }
     kept.sort { ($0.1.score, -$0.0) > ($1.1.score, -$1.0) }
-    return (kept.map(\.1), twins.map { checked[$0].best.songID })
+    return kept.map(\.1)
   }
 
   /// Each candidate song (best by hashes first) with its most agreeing hashes and its
@@ -281,8 +281,7 @@ public final class FingerprintIndex: @unchecked Sendable {
     _ b: (peaks: [Peak], offsetFrames: Int, speed: Double), frames: Int,
     parameters p: FingerprintParameters
   ) -> Double? {
-    let span = max(frames, Int((p.sameAudioSeconds / p.frameSeconds).rounded()))
-    let pad = (span - frames) / 2
+    let pad = sameAudioPad(frames: frames, parameters: p)
     func widened(_ song: (peaks: [Peak], offsetFrames: Int, speed: Double)) -> (
       peaks: [Peak], offsetFrames: Int, speed: Double
     ) {
@@ -291,26 +290,30 @@ public final class FingerprintIndex: @unchecked Sendable {
     return sharedPeaks(widened(a), widened(b), frames: frames + 2 * pad)
   }
 
+  /// Frames added either side of a recording of `frames` so that two songs are compared
+  /// over `sameAudioSeconds` (none when the recording is longer).
+  static func sameAudioPad(frames: Int, parameters p: FingerprintParameters) -> Int {
+    max(0, Int((p.sameAudioSeconds / p.frameSeconds).rounded()) - frames) / 2
+  }
+
   /// How far two songs' bits agree (`BandBits.agreement`, in deviations, the best of the
   /// frames 2 either side) over `sameAudioSeconds` centred on where a recording lines up
   /// with each, when the recording plays both at one speed, give or take a step (0
   /// otherwise): two copies of one recording move their bands as one.
-  public func bitsAgreement(
-    _ a: FingerprintMatch, _ b: FingerprintMatch, frames: Int
+  public static func bitsAgreement(
+    _ a: (bits: [UInt32], offsetFrames: Int, speed: Double),
+    _ b: (bits: [UInt32], offsetFrames: Int, speed: Double), frames: Int,
+    parameters p: FingerprintParameters
   ) -> Double {
-    let p = parameters
-    guard abs(a.speed - b.speed) < p.speedStep * 1.5 else { return 0 }
-    let span = max(frames, Int((p.sameAudioSeconds / p.frameSeconds).rounded()))
-    let pad = (span - frames) / 2
-    let bitsA = bits(ofSong: a.songNumber)
-    let bitsB = bits(ofSong: b.songNumber)
+    guard abs(a.speed - b.speed) < p.speedStep * 1.5, !a.bits.isEmpty else { return 0 }
+    let pad = sameAudioPad(frames: frames, parameters: p)
     let startA = a.offsetFrames - Int((Double(pad) * a.speed).rounded())
     let startB = b.offsetFrames - Int((Double(pad) * b.speed).rounded())
     let from = max(0, startB)
-    let to = min(bitsB.count, startB + Int((Double(span) * b.speed).rounded()))
-    guard from < to, !bitsA.isEmpty else { return 0 }
+    let to = min(b.bits.count, startB + Int((Double(frames + 2 * pad) * b.speed).rounded()))
+    guard from < to else { return 0 }
     return BandBits.bestAgreement(
-      song: bitsA, query: Array(bitsB[from..<to]), offsetFrames: startA + (from - startB),
+      song: a.bits, query: Array(b.bits[from..<to]), offsetFrames: startA + (from - startB),
       shifts: -2...2, speed: 1, lag: p.bandLag)
   }
 

@@ -770,7 +770,7 @@ enum RealMusicBench {
   /// evidence, its bits' and its peaks' agreement, that offset in frames, and how far it
   /// holds the same audio as the song with the most evidence (`FingerprintIndex.sharedPeaks`
   /// around the recording, -1 for that song itself, -2 when too few peaks; and
-  /// `bitsAgreement`).
+  /// `FingerprintIndex.bitsAgreement`).
   static func candidateLog(_ index: FingerprintIndex, _ recording: Recording, right: String)
     -> String
   {
@@ -786,7 +786,10 @@ enum RealMusicBench {
             around: (index.peaks(ofSong: lead.songNumber), lead.offsetFrames, lead.speed),
             (index.peaks(ofSong: best.songNumber), best.offsetFrames, best.speed),
             frames: recording.probe.frames, parameters: index.parameters) ?? -2
-        sameBits = index.bitsAgreement(lead, best, frames: recording.probe.frames)
+        sameBits = FingerprintIndex.bitsAgreement(
+          (index.bits(ofSong: lead.songNumber), lead.offsetFrames, lead.speed),
+          (index.bits(ofSong: best.songNumber), best.offsetFrames, best.speed),
+          frames: recording.probe.frames, parameters: index.parameters)
       }
       let bits = index.agreement(of: best, with: recording)
       let peaks =

@@ -168,9 +168,7 @@ enum IdentifyResult {
   static func sameAudioNote(_ songs: [Song]) -> String {
     guard !songs.isEmpty else { return "" }
     let names = songs.map { song in
-      let title = song.title.isEmpty ? "Untitled" : TextSanitizer.sanitize(song.title)
-      let name =
-        song.displayName.isEmpty ? "Unknown artist" : TextSanitizer.sanitize(song.displayName)
+      let (title, name) = titleAndName(song)
       return "\"\(title)\" by \(name)"
     }
     return " (the same recording as \(names.joined(separator: " and ")))"
@@ -202,32 +200,28 @@ enum IdentifyResult {
   /// The same, with the source named as scripts see it: a feed's URL, or "library"; the
   /// songs that hold the same audio as "same" (id, title, artist, handle; none: empty).
   static func json(for named: Named, match: FingerprintMatch, sourceName: String) -> String {
-    json(
-      fields(for: named.song, match: match, sourceName: sourceName).merging([
-        "same": named.sameAudio.map { song in
-          [
-            "id": TextSanitizer.sanitize(song.id), "title": TextSanitizer.sanitize(song.title),
-            "artist": TextSanitizer.sanitize(song.displayName),
-            "handle": TextSanitizer.sanitize(song.handle),
-          ]
-        }
-      ]) { $1 })
+    var object = songFields(named.song)
+    object["same"] = named.sameAudio.map(songFields)
+    object["matched"] = true
+    object["source"] = sourceName
+    object["offset"] = (match.offset * 1000).rounded() / 1000
+    object["speed"] = (match.speed * 10_000).rounded() / 10_000
+    object["score"] = match.score
+    object["evidence"] = match.evidence.map { ($0 * 10).rounded() / 10 } ?? NSNull()
+    return json(object)
+  }
+
+  /// A song as JSON names it: id, title, artist, handle, sanitized.
+  static func songFields(_ song: Song) -> [String: Any] {
+    [
+      "id": TextSanitizer.sanitize(song.id), "title": TextSanitizer.sanitize(song.title),
+      "artist": TextSanitizer.sanitize(song.displayName),
+      "handle": TextSanitizer.sanitize(song.handle),
+    ]
   }
 
   static func json(for song: Song, match: FingerprintMatch, sourceName: String) -> String {
     json(for: Named(song: song), match: match, sourceName: sourceName)
-  }
-
-  static func fields(for song: Song, match: FingerprintMatch, sourceName: String) -> [String: Any] {
-    [
-      "matched": true, "id": TextSanitizer.sanitize(song.id),
-      "title": TextSanitizer.sanitize(song.title),
-      "artist": TextSanitizer.sanitize(song.displayName),
-      "handle": TextSanitizer.sanitize(song.handle), "source": sourceName,
-      "offset": (match.offset * 1000).rounded() / 1000,
-      "speed": (match.speed * 10_000).rounded() / 10_000, "score": match.score,
-      "evidence": match.evidence.map { ($0 * 10).rounded() / 10 } ?? NSNull(),
-    ]
   }
 
   static func json(_ object: [String: Any]) -> String {
@@ -237,12 +231,18 @@ enum IdentifyResult {
   }
 
   static func line(for song: Song, at offset: Double) -> String {
-    let title = song.title.isEmpty ? "Untitled" : TextSanitizer.sanitize(song.title)
-    let name =
-      song.displayName.isEmpty ? "Unknown artist" : TextSanitizer.sanitize(song.displayName)
+    let (title, name) = titleAndName(song)
     // Songs from sources without handles are named without the empty "(@)".
     let handle = song.handle.isEmpty ? "" : " (@\(TextSanitizer.sanitize(song.handle)))"
     return "\(title) by \(name)\(handle) at \(formatTime(offset.rounded()))"
+  }
+
+  /// A song's title and artist as a line says them, sanitized, with words for the missing.
+  static func titleAndName(_ song: Song) -> (title: String, name: String) {
+    (
+      song.title.isEmpty ? "Untitled" : TextSanitizer.sanitize(song.title),
+      song.displayName.isEmpty ? "Unknown artist" : TextSanitizer.sanitize(song.displayName)
+    )
   }
 }
 
