@@ -156,13 +156,20 @@ extension BandBits {
 /// peaks are looked up), made once from its spectrogram.
 public struct Recording: Sendable {
   public var peaks: [Peak]
+  /// More of its peaks, for the search at speed 1 (`denseQueryPeaksPerSecond`); its `peaks`
+  /// when none were picked.
+  public var densePeaks: [Peak]
   /// Bits by speed step (`FingerprintParameters.speedStepNumber`).
   var bitsByStep: [Int: [UInt32]]
   /// Where a song's peaks are looked up (`PeakProbe`).
   public var probe: PeakProbe
 
-  public init(peaks: [Peak], spectrogram: Spectrogram, parameters p: FingerprintParameters) {
+  public init(
+    peaks: [Peak], densePeaks: [Peak]? = nil, spectrogram: Spectrogram,
+    parameters p: FingerprintParameters
+  ) {
     self.peaks = peaks
+    self.densePeaks = densePeaks ?? peaks
     probe = PeakProbe(spectrogram: spectrogram, parameters: p)
     let width = min(BandBits.topBin(p, maxSpeed: 1 + p.maxSpeedChange), spectrogram.bins)
     let sums = BandBits.powerSums(spectrogram, upTo: width)

@@ -173,9 +173,33 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// (docs/fingerprinting.md, "Checking a candidate"): the songs with the most agreeing
   /// hashes at any speed are the candidates, each at its few best offsets; at each, the
   /// song's bits and peaks are compared with the recording's (`evidence(for:with:)`), and
-  /// `MatchRule` chooses among the songs, each at its offset with the most evidence.
+  /// `MatchRule` chooses among the songs, each at its offset with the most evidence. When it
+  /// names none, the recording is searched again at speed 1 with its denser peaks
+  /// (`addingDense`: more alignments for the songs found, and a few songs more) and the rule
+  /// chooses again ("Denser at speed 1").
   public func match(_ recording: Recording) -> FingerprintMatch? {
-    let checked = mergingSameAudio(checkedCandidates(recording), frames: recording.probe.frames)
+    let songs = max(2, parameters.checkedCandidates)
+    let perSong = max(1, parameters.alignmentsPerSong)
+    let found = alignments(peaks: recording.peaks, songs: songs, perSong: perSong)
+    var known = EvidenceMemo()
+    if let answer = chosen(
+      checked(found, denseFrom: found.count, recording, memo: &known),
+      recording)
+    {
+      return answer
+    }
+    guard recording.densePeaks != recording.peaks else { return nil }
+    let more = addingDense(recording.densePeaks, to: found, songs: songs, perSong: perSong)
+    guard more.songs.joined().count > found.joined().count else { return nil }
+    return chosen(
+      checked(more.songs, denseFrom: more.denseFrom, recording, memo: &known), recording)
+  }
+
+  /// `MatchRule`'s answer among checked candidates, songs held twice taken as one.
+  func chosen(_ candidates: [(score: Int, best: FingerprintMatch)], _ recording: Recording)
+    -> FingerprintMatch?
+  {
+    let checked = mergingSameAudio(candidates, frames: recording.probe.frames)
     guard
       let chosen = MatchRule.choose(
         checked.map {
@@ -185,7 +209,8 @@ public final class FingerprintIndex: @unchecked Sendable {
         parameters: parameters)
     else { return nil }
     var answer = checked[chosen].best
-    answer.score = checked[chosen].score
+    // A song only the dense search found counts the hashes of its own alignment.
+    answer.score = max(checked[chosen].score, answer.score)
     answer.runnerUp =
       checked.indices.filter { $0 != chosen }.map { checked[$0].score }.max() ?? 0
     answer.speed = answer.refinedSpeed ?? answer.speed
@@ -237,20 +262,54 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// Each candidate song (best by hashes first) with its most agreeing hashes and its
   /// evidence, that of its offset with the most (`evidence` set), at that offset; or at the
   /// offset with the most hashes, when its evidence is within `evidenceTie` of it (the repeats
-  /// of a loop agree nearly alike: the hashes choose among them).
+  /// of a loop agree nearly alike: the hashes choose among them). The candidates of the
+  /// search at every speed, as `match` first checks them.
   public func checkedCandidates(_ recording: Recording) -> [(
     score: Int, best: FingerprintMatch
   )] {
-    alignments(
+    let found = alignments(
       peaks: recording.peaks, songs: max(2, parameters.checkedCandidates),
-      perSong: max(1, parameters.alignmentsPerSong)
-    ).map { offsets in
-      let stored = stored(ofSong: offsets[0].songNumber)
-      let evidences = offsets.map { evidence(for: $0, with: recording, stored: stored) }
+      perSong: max(1, parameters.alignmentsPerSong))
+    var memo = EvidenceMemo()
+    return checked(found, denseFrom: found.count, recording, memo: &memo)
+  }
+
+  /// Evidence already measured, by song, offset and speed: the search again at speed 1
+  /// checks the first search's alignments once.
+  typealias EvidenceMemo = [AlignmentKey: Double]
+
+  struct AlignmentKey: Hashable {
+    let song: Int
+    let offset: Int
+    let speed: Double
+  }
+
+  /// `checkedCandidates` of songs found by a search; those from `denseFrom` on, which only
+  /// the dense search found, count no hashes (theirs are of another search).
+  func checked(
+    _ songs: [[FingerprintMatch]], denseFrom: Int, _ recording: Recording,
+    memo: inout EvidenceMemo
+  ) -> [(score: Int, best: FingerprintMatch)] {
+    songs.enumerated().map { number, offsets in
+      // The song's print is read once, and only when an alignment is new.
+      var print: (peaks: [Peak], bits: [UInt32])?
+      var read = false
+      let evidences = offsets.map { alignment in
+        let key = AlignmentKey(
+          song: alignment.songNumber, offset: alignment.offsetFrames, speed: alignment.speed)
+        if let known = memo[key] { return known }
+        if !read {
+          print = stored(ofSong: offsets[0].songNumber)
+          read = true
+        }
+        let value = evidence(for: alignment, with: recording, stored: print)
+        memo[key] = value
+        return value
+      }
       let most = evidences.indices.max { evidences[$0] < evidences[$1] } ?? 0
       var best = evidences[0] >= evidences[most] - Self.evidenceTie ? offsets[0] : offsets[most]
       best.evidence = evidences[most]
-      return (offsets[0].score, best)
+      return (number < denseFrom ? offsets[0].score : 0, best)
     }
   }
 
@@ -438,6 +497,69 @@ public final class FingerprintIndex: @unchecked Sendable {
     voteKeyBits <= 32
       ? alignments(peaks: peaks, songs: count, perSong: perSong, buffer: VoteBuffer<UInt32>())
       : alignments(peaks: peaks, songs: count, perSong: perSong, buffer: VoteBuffer<UInt64>())
+  }
+
+  /// `alignments`, then what the dense search adds (`addingDense`), and where among the songs
+  /// those only the dense search found begin.
+  func searched(peaks: [Peak], densePeaks: [Peak]?, songs count: Int, perSong: Int)
+    -> (songs: [[FingerprintMatch]], denseFrom: Int)
+  {
+    let found = alignments(peaks: peaks, songs: count, perSong: perSong)
+    guard let densePeaks else { return (found, found.count) }
+    return addingDense(densePeaks, to: found, songs: count, perSong: perSong)
+  }
+
+  /// The recording searched again at speed 1 with `densePeaks` (`denseQueryFanOut` each), its
+  /// best alignments added to `found`: where a song found has alignments at speed 1 it did
+  /// not keep, after its own; and up to `denseCandidates` songs it did not find, after the
+  /// rest (a recording made in a room plays at speed 1, and voices as loud as the music leave
+  /// its song few hashes among 20 peaks a second). Their hashes are of another search: they
+  /// stand after the others whatever their number. `denseFrom`: where those songs begin.
+  func addingDense(
+    _ densePeaks: [Peak], to found: [[FingerprintMatch]], songs count: Int,
+    perSong: Int
+  ) -> (songs: [[FingerprintMatch]], denseFrom: Int) {
+    var found = found
+    let denseFrom = found.count
+    guard !densePeaks.isEmpty else { return (found, denseFrom) }
+    var hashing = parameters
+    hashing.fanOut = parameters.denseQueryFanOut
+    let landmarks = LandmarkHasher.landmarks(densePeaks, parameters: hashing, speed: 1)
+    let top =
+      voteKeyBits <= 32
+      ? denseTop(landmarks, count: count, perSong: perSong, buffer: VoteBuffer<UInt32>())
+      : denseTop(landmarks, count: count, perSong: perSong, buffer: VoteBuffer<UInt64>())
+    var added = 0
+    for entry in top {
+      let alignments = entry.alignments.map { alignment in
+        var one = match(
+          song: entry.song, offset: alignment.offset, score: alignment.score, runnerUp: 0,
+          queryHashes: landmarks.count)
+        one.speed = 1
+        return one
+      }
+      if let at = found.firstIndex(where: { $0[0].songNumber == entry.song }) {
+        found[at] += alignments.filter { new in
+          !found[at].contains {
+            abs($0.offsetFrames - new.offsetFrames) < Int(OffsetVotes.minSeparation)
+          }
+        }
+      } else if added < parameters.denseCandidates {
+        found.append(alignments)
+        added += 1
+      }
+    }
+    return (found, denseFrom)
+  }
+
+  func denseTop<Vote: FixedWidthInteger & UnsignedInteger>(
+    _ landmarks: [Landmark], count: Int, perSong: Int, buffer: VoteBuffer<Vote>
+  ) -> [(song: Int, alignments: [OffsetVotes.Alignment])] {
+    let n = gatherVotes(landmarks, into: buffer)
+    return OffsetVotes.topAlignments(
+      UnsafeMutableBufferPointer(rebasing: buffer.votes[0..<n]),
+      scratch: UnsafeMutableBufferPointer(rebasing: buffer.scratch[0..<n]),
+      keyBits: voteKeyBits, count: count + parameters.denseCandidates, perSong: perSong)
   }
 
   func alignments<Vote: FixedWidthInteger & UnsignedInteger>(

@@ -60,6 +60,20 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// ...and in a recording to name, this many: with more peaks a second than the song's, a
   /// pair of the song's may lie further apart among the recording's.
   public var queryFanOut = 15
+  /// When nothing is named, the recording is searched again at speed 1 (where a recording
+  /// made in a room plays the song) with more of its peaks: up to `denseQueryPeaksPerSecond`
+  /// a second, beside them up to `denseQueryLowPeaksPerSecond` of the rest below
+  /// `lowPeaksBelowBin`, each paired with up to `denseQueryFanOut` later ones. Voices as loud
+  /// as the music take most of the first 20 places a second; the song's peaks are among the
+  /// next. Searched so at every speed, or in place of the search at speed 1, these named more
+  /// held-out babble but fewer of the benchmark's (their hashes agree by chance more often:
+  /// docs/fingerprinting.md, "Denser at speed 1").
+  public var denseQueryPeaksPerSecond = 40
+  public var denseQueryLowPeaksPerSecond = 8
+  public var denseQueryFanOut = 20
+  /// The dense search adds alignments at speed 1 to the songs the first search found, and up
+  /// to this many songs it did not (0: no second search), checked by their evidence alone.
+  public var denseCandidates = 2
   /// The target zone: frames after the anchor (dt in minDelta...maxDelta)...
   public var minFrameDelta = 1
   public var maxFrameDelta = 63

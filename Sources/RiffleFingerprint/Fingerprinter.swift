@@ -43,16 +43,14 @@ public struct Fingerprinter: Sendable {
 
   /// A recording to name, from mono samples at the input rate: its peaks (up to
   /// `queryPeaksPerSecond` a second, and beside them its bass's and its treble's,
-  /// `queryLowPeaksPerSecond` and `queryHighPeaksPerSecond`) and what its bits are made from
-  /// at any speed.
+  /// `queryLowPeaksPerSecond` and `queryHighPeaksPerSecond`), more of them for the search at
+  /// speed 1 (`denseQueryPeaksPerSecond`), and what its bits are made from at any speed.
   public func recording(mono samples: [Float]) -> Recording {
-    var p = parameters
-    p.peaksPerSecond = parameters.queryPeaksPerSecond
-    p.lowPeaksPerSecond = parameters.queryLowPeaksPerSecond
-    p.highPeaksPerSecond = parameters.queryHighPeaksPerSecond
-    let spectrogram = SpectrumAnalyzer.spectrogram(resampler.downsample(samples), parameters: p)
+    let spectrogram = SpectrumAnalyzer.spectrogram(
+      resampler.downsample(samples), parameters: parameters)
+    let peaks = PeakPicker.recordingPeaks(in: spectrogram, parameters: parameters)
     return Recording(
-      peaks: PeakPicker.peaks(in: spectrogram, parameters: p), spectrogram: spectrogram,
+      peaks: peaks.peaks, densePeaks: peaks.dense, spectrogram: spectrogram,
       parameters: parameters)
   }
 }

@@ -29,6 +29,27 @@ public enum PeakPicker {
     capped(candidates(in: spectrogram, parameters: p), parameters: p)
   }
 
+  /// A recording's peaks, as it is searched with: at every speed, up to
+  /// `queryPeaksPerSecond` a second, and beside them its bass's and its treble's
+  /// (`queryLowPeaksPerSecond`, `queryHighPeaksPerSecond`); and, searched again at speed 1,
+  /// up to `denseQueryPeaksPerSecond` with up to `denseQueryLowPeaksPerSecond` of its bass
+  /// beside them (the same peaks when that is no more). One picking, capped twice.
+  public static func recordingPeaks(
+    in spectrogram: Spectrogram, parameters: FingerprintParameters
+  ) -> (peaks: [Peak], dense: [Peak]) {
+    var p = parameters
+    p.peaksPerSecond = parameters.queryPeaksPerSecond
+    p.lowPeaksPerSecond = parameters.queryLowPeaksPerSecond
+    p.highPeaksPerSecond = parameters.queryHighPeaksPerSecond
+    let found = candidates(in: spectrogram, parameters: p)
+    let peaks = capped(found, parameters: p)
+    var dense = p
+    dense.peaksPerSecond = max(p.peaksPerSecond, parameters.denseQueryPeaksPerSecond)
+    dense.lowPeaksPerSecond = max(p.lowPeaksPerSecond, parameters.denseQueryLowPeaksPerSecond)
+    guard dense != p else { return (peaks, peaks) }
+    return (peaks, capped(found, parameters: dense))
+  }
+
   /// Every point that is a peak, before the cap per second, in (frame, bin) order; frames are
   /// numbered from `firstFrame` (the spectrogram's first row, when it is a piece of a longer
   /// one).

@@ -137,6 +137,49 @@ struct MatchTests {
     #expect(offsets.prefix(2).sorted() == [200, 1_700])
   }
 
+  @Test("searched again at speed 1 with denser peaks: a song the voices crowded out is added")
+  func densePeaksAtSpeedOne() throws {
+    let song = randomPrint("song", seed: 31)
+    let index = FingerprintIndex(
+      songs: [song] + (0..<20).map { randomPrint("other\($0)", seed: 40 + UInt64($0)) })
+    // Ten seconds of the song under voices as loud: twice its peaks of their own, which take
+    // all but one in sixteen of the song's places among the recording's 20 a second.
+    let heard = song.peaks.filter { $0.frame >= 400 && $0.frame < 830 }.map {
+      Peak(frame: $0.frame - 400, bin: $0.bin, prominence: 0)
+    }
+    var random = TestRandom(seed: 5)
+    let voices = (0..<2 * heard.count).map { _ in
+      Peak(frame: Int(random.next() % 430), bin: 9 + Int(random.next() % 503), prominence: 0)
+    }
+    func ordered(_ peaks: [Peak]) -> [Peak] {
+      peaks.sorted { ($0.frame, $0.bin) < ($1.frame, $1.bin) }
+    }
+    let crowded = ordered(
+      voices + heard.enumerated().filter { $0.offset % 16 == 0 }.map(\.element))
+    let dense = ordered(voices + heard)
+    func scoreAt400(_ songs: [[FingerprintMatch]]) -> Int {
+      songs.joined().filter { $0.songID == "song" && $0.offsetFrames == 400 }.map(\.score)
+        .max() ?? 0
+    }
+    let alone = index.searched(peaks: crowded, densePeaks: nil, songs: 2, perSong: 2)
+    let both = index.searched(peaks: crowded, densePeaks: dense, songs: 2, perSong: 2)
+    // The crowded peaks leave the song unfound at its place; the dense search adds it there,
+    // at speed 1, after what the first search found (which stays as it was).
+    #expect(scoreAt400(alone.songs) == 0)
+    #expect(
+      Array(both.songs.prefix(both.denseFrom)).map { $0.prefix(2).map(\.offsetFrames) }
+        == alone.songs.map { $0.prefix(2).map(\.offsetFrames) })
+    let added = both.songs.joined().filter { $0.songID == "song" && $0.offsetFrames == 400 }
+    #expect(!added.isEmpty && added.allSatisfy { $0.speed == 1 })
+    #expect(scoreAt400(both.songs) >= 20)
+    // With no songs to add (`denseCandidates` 0), only alignments of the songs found.
+    var off = FingerprintParameters()
+    off.denseCandidates = 0
+    let plain = FingerprintIndex(songs: [song], parameters: off)
+    let none = plain.searched(peaks: crowded, densePeaks: dense, songs: 2, perSong: 2)
+    #expect(none.songs.count == none.denseFrom)
+  }
+
   @Test("of two indexes' answers, more evidence outranks more hashes; hashes break a tie")
   func outranks() {
     func answer(_ score: Int, _ evidence: Double?) -> FingerprintMatch {

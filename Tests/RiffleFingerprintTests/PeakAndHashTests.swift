@@ -10,6 +10,17 @@ func spectrogram(frames: Int, bins: Int = 64, raised: [(Int, Int, Float)]) -> Sp
   return Spectrogram(frames: frames, bins: bins, values: values)
 }
 
+/// Seven peaks in the first second and a bit: four above bin 25 of prominence 9, 8, 4 and 2
+/// (bins 20, 40, 30, 50), three below it of 3.5, 3 and 1.5 (bins 15, 10, 5).
+func quotaSpectrogram() -> Spectrogram {
+  spectrogram(
+    frames: 50,
+    raised: [
+      (0, 10, 3), (10, 20, 9), (20, 30, 4), (30, 40, 8), (36, 5, 1.5), (40, 15, 3.5),
+      (45, 50, 2),
+    ])
+}
+
 /// Parameters for small hand-made spectrograms.
 func smallParameters() -> FingerprintParameters {
   var p = FingerprintParameters()
@@ -95,12 +106,7 @@ struct PeakTests {
     p.lowPeaksBelowBin = 25
     // The first second: the two most prominent (bins 40 and 20), then of the rest below bin
     // 25 the two most prominent (bins 15 and 10; bin 5 is the weakest). Bin 30 is above.
-    let s = spectrogram(
-      frames: 50,
-      raised: [
-        (0, 10, 3), (10, 20, 9), (20, 30, 4), (30, 40, 8), (36, 5, 1.5), (40, 15, 3.5),
-        (45, 50, 2),
-      ])
+    let s = quotaSpectrogram()
     let peaks = PeakPicker.peaks(in: s, parameters: p)
     #expect(
       peaks.map { [$0.frame, $0.bin] } == [[0, 10], [10, 20], [30, 40], [40, 15], [45, 50]])
@@ -166,6 +172,31 @@ struct PeakTests {
     #expect(added.count <= 8 * 5)
     // A song's print keeps none beside its cap.
     #expect(FingerprintParameters().lowPeaksPerSecond == 0)
+  }
+
+  @Test("searched again at speed 1, a recording keeps more of its peaks: the cap's and the next")
+  func recordingDensePeaks() {
+    var p = smallParameters()
+    p.queryPeaksPerSecond = 2
+    p.queryLowPeaksPerSecond = 1
+    p.lowPeaksBelowBin = 25
+    p.denseQueryPeaksPerSecond = 4
+    p.denseQueryLowPeaksPerSecond = 1
+    // The first second: the two most prominent (bins 20 and 40) and the bass's strongest of
+    // the rest (bin 15); densely, the four most prominent (bins 20, 40, 30 and 15) and the
+    // bass's strongest of the rest (bin 10). Bin 5 is the weakest: in neither.
+    let s = quotaSpectrogram()
+    let picked = PeakPicker.recordingPeaks(in: s, parameters: p)
+    #expect(
+      picked.peaks.map { [$0.frame, $0.bin] } == [[10, 20], [30, 40], [40, 15], [45, 50]])
+    #expect(
+      picked.dense.map { [$0.frame, $0.bin] } == [
+        [0, 10], [10, 20], [20, 30], [30, 40], [40, 15], [45, 50],
+      ])
+    // No more than the cap and its bass: the same peaks.
+    p.denseQueryPeaksPerSecond = 2
+    let same = PeakPicker.recordingPeaks(in: s, parameters: p)
+    #expect(same.dense == same.peaks)
   }
 
   @Test("the sliding maximum equals the naive one for every radius")
