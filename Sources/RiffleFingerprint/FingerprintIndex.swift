@@ -499,16 +499,6 @@ public final class FingerprintIndex: @unchecked Sendable {
       : alignments(peaks: peaks, songs: count, perSong: perSong, buffer: VoteBuffer<UInt64>())
   }
 
-  /// `alignments`, then what the dense search adds (`addingDense`), and where among the songs
-  /// those only the dense search found begin.
-  func searched(peaks: [Peak], densePeaks: [Peak]?, songs count: Int, perSong: Int)
-    -> (songs: [[FingerprintMatch]], denseFrom: Int)
-  {
-    let found = alignments(peaks: peaks, songs: count, perSong: perSong)
-    guard let densePeaks else { return (found, found.count) }
-    return addingDense(densePeaks, to: found, songs: count, perSong: perSong)
-  }
-
   /// The recording searched again at speed 1 with `densePeaks` (`denseQueryFanOut` each), its
   /// best alignments added to `found`: where a song found has alignments at speed 1 it did
   /// not keep, after its own; and up to `denseCandidates` songs it did not find, after the
@@ -525,10 +515,11 @@ public final class FingerprintIndex: @unchecked Sendable {
     var hashing = parameters
     hashing.fanOut = parameters.denseQueryFanOut
     let landmarks = LandmarkHasher.landmarks(densePeaks, parameters: hashing, speed: 1)
+    let wanted = count + parameters.denseCandidates
     let top =
       voteKeyBits <= 32
-      ? denseTop(landmarks, count: count, perSong: perSong, buffer: VoteBuffer<UInt32>())
-      : denseTop(landmarks, count: count, perSong: perSong, buffer: VoteBuffer<UInt64>())
+      ? topVotes(landmarks, count: wanted, perSong: perSong, buffer: VoteBuffer<UInt32>())
+      : topVotes(landmarks, count: wanted, perSong: perSong, buffer: VoteBuffer<UInt64>())
     var added = 0
     for entry in top {
       let alignments = entry.alignments.map { alignment in
@@ -552,14 +543,16 @@ public final class FingerprintIndex: @unchecked Sendable {
     return (found, denseFrom)
   }
 
-  func denseTop<Vote: FixedWidthInteger & UnsignedInteger>(
+  /// The `count` songs with the most votes of `landmarks`, each with its `perSong` best
+  /// alignments (`OffsetVotes.topAlignments`): one search at one speed.
+  func topVotes<Vote: FixedWidthInteger & UnsignedInteger>(
     _ landmarks: [Landmark], count: Int, perSong: Int, buffer: VoteBuffer<Vote>
   ) -> [(song: Int, alignments: [OffsetVotes.Alignment])] {
     let n = gatherVotes(landmarks, into: buffer)
     return OffsetVotes.topAlignments(
       UnsafeMutableBufferPointer(rebasing: buffer.votes[0..<n]),
       scratch: UnsafeMutableBufferPointer(rebasing: buffer.scratch[0..<n]),
-      keyBits: voteKeyBits, count: count + parameters.denseCandidates, perSong: perSong)
+      keyBits: voteKeyBits, count: count, perSong: perSong)
   }
 
   func alignments<Vote: FixedWidthInteger & UnsignedInteger>(
@@ -573,12 +566,7 @@ public final class FingerprintIndex: @unchecked Sendable {
     hashing.fanOut = parameters.queryFanOut
     for speed in parameters.speeds {
       let landmarks = LandmarkHasher.landmarks(peaks, parameters: hashing, speed: speed)
-      let n = gatherVotes(landmarks, into: buffer)
-      let top = OffsetVotes.topAlignments(
-        UnsafeMutableBufferPointer(rebasing: buffer.votes[0..<n]),
-        scratch: UnsafeMutableBufferPointer(rebasing: buffer.scratch[0..<n]),
-        keyBits: voteKeyBits, count: count, perSong: perSong)
-      for entry in top {
+      for entry in topVotes(landmarks, count: count, perSong: perSong, buffer: buffer) {
         scores[entry.song, default: [:]][stepNumber(speed)] = entry.alignments[0].score
         var kept = bySong[entry.song] ?? []
         for alignment in entry.alignments {

@@ -72,7 +72,9 @@ public struct FingerprintParameters: Equatable, Sendable {
   public var denseQueryLowPeaksPerSecond = 8
   public var denseQueryFanOut = 20
   /// The dense search adds alignments at speed 1 to the songs the first search found, and up
-  /// to this many songs it did not (0: no second search), checked by their evidence alone.
+  /// to this many songs it did not (0: alignments only), checked by their evidence alone.
+  /// There is no second search when the dense peaks are no more than the first search's
+  /// (`denseQueryPeaksPerSecond` and `denseQueryLowPeaksPerSecond` no higher than theirs).
   public var denseCandidates = 2
   /// The target zone: frames after the anchor (dt in minDelta...maxDelta)...
   public var minFrameDelta = 1

@@ -766,6 +766,7 @@ enum RealMusicBench {
       strangerTimes.append(FingerprintBench.cpuNow() - start)
     }
     strangerTimes.sort()
+    guard !strangerTimes.isEmpty else { return }
     print(
       String(
         format:

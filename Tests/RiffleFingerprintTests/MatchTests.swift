@@ -161,14 +161,14 @@ struct MatchTests {
       songs.joined().filter { $0.songID == "song" && $0.offsetFrames == 400 }.map(\.score)
         .max() ?? 0
     }
-    let alone = index.searched(peaks: crowded, densePeaks: nil, songs: 2, perSong: 2)
-    let both = index.searched(peaks: crowded, densePeaks: dense, songs: 2, perSong: 2)
+    let alone = index.alignments(peaks: crowded, songs: 2, perSong: 2)
+    let both = index.addingDense(dense, to: alone, songs: 2, perSong: 2)
     // The crowded peaks leave the song unfound at its place; the dense search adds it there,
     // at speed 1, after what the first search found (which stays as it was).
-    #expect(scoreAt400(alone.songs) == 0)
+    #expect(scoreAt400(alone) == 0)
     #expect(
       Array(both.songs.prefix(both.denseFrom)).map { $0.prefix(2).map(\.offsetFrames) }
-        == alone.songs.map { $0.prefix(2).map(\.offsetFrames) })
+        == alone.map { $0.prefix(2).map(\.offsetFrames) })
     let added = both.songs.joined().filter { $0.songID == "song" && $0.offsetFrames == 400 }
     #expect(!added.isEmpty && added.allSatisfy { $0.speed == 1 })
     #expect(scoreAt400(both.songs) >= 20)
@@ -176,7 +176,8 @@ struct MatchTests {
     var off = FingerprintParameters()
     off.denseCandidates = 0
     let plain = FingerprintIndex(songs: [song], parameters: off)
-    let none = plain.searched(peaks: crowded, densePeaks: dense, songs: 2, perSong: 2)
+    let none = plain.addingDense(
+      dense, to: plain.alignments(peaks: crowded, songs: 2, perSong: 2), songs: 2, perSong: 2)
     #expect(none.songs.count == none.denseFrom)
   }
 
