@@ -60,10 +60,56 @@ public final class ChildProcess: @unchecked Sendable {
     return (signal == 0 ? (status >> 8) & 0xff : 128 + signal, usage)
   }
 
+  /// Ends the process (SIGTERM) and waits for it, and for what it started: a terminal's
+  /// program, hung up on when the terminal goes, still writes its files on the way out, and a
+  /// test's folder must not be removed before.
   public func stop() {
     guard !exited else { return }
+    let started = Self.descendants(of: pid)
     kill(pid, SIGTERM)
     wait()
+    Self.waitUntilGone(started)
+  }
+
+  /// Every process below `root` (children, their children, ...), from /proc.
+  public static func descendants(of root: pid_t) -> [pid_t] {
+    var children: [pid_t: [pid_t]] = [:]
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    for entry in entries {
+      guard let pid = pid_t(entry), let parent = parentAndState(of: pid)?.parent else { continue }
+      children[parent, default: []].append(pid)
+    }
+    var found: [pid_t] = []
+    var next = children[root] ?? []
+    while let pid = next.popLast() {
+      found.append(pid)
+      next += children[pid] ?? []
+    }
+    return found
+  }
+
+  /// Waits (up to `timeout` seconds) until none of `pids` runs: gone, or a zombie.
+  public static func waitUntilGone(_ pids: [pid_t], timeout: Double = 5) {
+    let deadline = Date().addingTimeInterval(timeout)
+    var left = pids
+    while !left.isEmpty && Date() < deadline {
+      left.removeAll { pid in parentAndState(of: pid).map { $0.state == "Z" } ?? true }
+      if !left.isEmpty { usleep(20_000) }
+    }
+  }
+
+  /// The parent and the state letter in /proc/PID/stat (after the command's closing bracket:
+  /// a command may hold spaces and brackets).
+  private static func parentAndState(of pid: pid_t) -> (parent: pid_t, state: Character)? {
+    guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat"),
+      let text = String(data: data, encoding: .utf8),
+      let close = text.lastIndex(of: ")")
+    else { return nil }
+    let fields = text[text.index(after: close)...].split(separator: " ")
+    guard fields.count > 1, let state = fields[0].first, let parent = pid_t(fields[1]) else {
+      return nil
+    }
+    return (parent, state)
   }
 
   deinit { stop() }

@@ -243,7 +243,13 @@ public final class TmuxSession: @unchecked Sendable {
       return killed
     }
     guard !alreadyKilled else { return }
+    // The pane's program, hung up on, may still write its files (the session) on the way out:
+    // wait for it, so the test's folder is not made again after the test removed it.
+    let panes = Self.run(tmuxPath, socketPath: socketPath, ["list-panes", "-F", "#{pane_pid}"])
+    let running = panes.output.split(whereSeparator: \.isNewline).compactMap { pid_t($0) }
+      .flatMap { [$0] + ChildProcess.descendants(of: $0) }
     _ = Self.run(tmuxPath, socketPath: socketPath, ["kill-server"])
+    ChildProcess.waitUntilGone(running)
     try? FileManager.default.removeItem(at: directory)
   }
 

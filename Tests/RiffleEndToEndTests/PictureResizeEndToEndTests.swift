@@ -13,8 +13,9 @@ extension XvfbEndToEndTests {
     @Test("resized twice while the first picture goes out: the last size's picture, clean")
     func resizeDuringUpload() throws {
       let display = try xDisplay(needing: ["kitty"])
-      defer { display.stop() }
       let feed = try GradientFeed(title: "Noisy Resize", noise: true, config: Kitty.forceKitty)
+      // Stopped before the feed goes: the player writes its session as it ends.
+      defer { display.stop() }
       try display.kitty(
         [
           "sh", "-c",

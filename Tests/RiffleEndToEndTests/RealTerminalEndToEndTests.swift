@@ -120,8 +120,9 @@ extension XvfbEndToEndTests {
     @Test("xterm-256color with COLORTERM=truecolor shows the cover in true colour")
     func xtermTrueColour() throws {
       let display = try xDisplay(needing: ["xterm"])
-      defer { display.stop() }
       let feed = try GradientFeed()
+      // Stopped before the feed goes: the player writes its session as it ends.
+      defer { display.stop() }
       try display.xterm(
         [TestFiles.riffleBinary, feed.feed.path, "--audio", "null"],
         environment: feed.environment.merging(["COLORTERM": "truecolor"]) { $1 })
@@ -134,8 +135,9 @@ extension XvfbEndToEndTests {
     @Test("without COLORTERM the same xterm stays in 256 colours (what the count tells apart)")
     func xterm256() throws {
       let display = try xDisplay(needing: ["xterm"])
-      defer { display.stop() }
       let feed = try GradientFeed()
+      // Stopped before the feed goes: the player writes its session as it ends.
+      defer { display.stop() }
       try display.xterm(
         [TestFiles.riffleBinary, feed.feed.path, "--audio", "null"],
         environment: feed.environment.merging(["COLORTERM": ""]) { $1 })
@@ -147,8 +149,9 @@ extension XvfbEndToEndTests {
     @Test("color = \"256\" in config.toml keeps 256 colours under COLORTERM=truecolor")
     func forced256() throws {
       let display = try xDisplay(needing: ["xterm"])
-      defer { display.stop() }
       let feed = try GradientFeed()
+      // Stopped before the feed goes: the player writes its session as it ends.
+      defer { display.stop() }
       let config = feed.home.url.appendingPathComponent("config/riffle")
       try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
       try Data("[display]\ncolor = \"256\"\n".utf8).write(
@@ -197,8 +200,9 @@ extension XvfbEndToEndTests {
     @Test("kitty: the cover is a picture at pixel resolution, the title over it, gone after q")
     func picture() throws {
       let display = try xDisplay(needing: ["kitty"])
-      defer { display.stop() }
       let feed = try GradientFeed(title: "Kitty Gradient")
+      // Stopped before the feed goes: the player writes its session as it ends.
+      defer { display.stop() }
       // Started once kitty has settled: the question gets 100 ms, and a kitty still starting on
       // a busy machine's software OpenGL may answer later (the player then draws symbols).
       try display.kitty(
@@ -227,10 +231,11 @@ extension XvfbEndToEndTests {
     @Test("kitty: paging replaces the picture cleanly, paging back sends nothing again")
     func paging() throws {
       let display = try xDisplay(needing: ["kitty"])
-      defer { display.stop() }
       // Forced: this is about paging, not the question at start (see `picture`).
       let feed = try GradientFeed(
         title: "First Gradient", second: "Second Flat", config: Self.forceKitty)
+      // Stopped before the feed goes: the player writes its session as it ends.
+      defer { display.stop() }
       try display.kitty(
         [
           "sh", "-c",
@@ -266,8 +271,9 @@ extension XvfbEndToEndTests {
     @Test("kitty: after a resize the old picture is gone (an overlay shows cells, no picture)")
     func resize() throws {
       let display = try xDisplay(needing: ["kitty"])
-      defer { display.stop() }
       let feed = try GradientFeed(title: "Resized Gradient", config: Self.forceKitty)
+      // Stopped before the feed goes: the player writes its session as it ends.
+      defer { display.stop() }
       try display.kitty(
         [TestFiles.riffleBinary, feed.feed.path, "--audio", "null"], environment: feed.environment)
       try display.waitForKittyText("Resized Gradient")
@@ -301,8 +307,9 @@ extension XvfbEndToEndTests {
     @Test("kitty with pictures = \"symbols\": cells only, a few colours per patch")
     func symbols() throws {
       let display = try xDisplay(needing: ["kitty"])
-      defer { display.stop() }
       let feed = try GradientFeed(title: "Kitty Symbols")
+      // Stopped before the feed goes: the player writes its session as it ends.
+      defer { display.stop() }
       let config = feed.home.url.appendingPathComponent("config/riffle")
       try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
       try Data("[display]\npictures = \"symbols\"\n".utf8).write(
@@ -372,12 +379,13 @@ extension XvfbEndToEndTests {
     @Test("xterm -ti vt340: a sixel cover, replaced cleanly on paging, sent again on paging back")
     func sixel() throws {
       let display = try xDisplay(needing: ["xterm", "xdotool"])
-      defer { display.stop() }
       // Noise: a sixel shows it pixel by pixel (about a hundred colours in a 36x36 patch, within
       // its palette of 256); cells of 8x17 pixels show a few dozen at most.
       let feed = try GradientFeed(
         title: "Sixel Noise", second: "Sixel Flat", noise: true,
         config: "[display]\npictures = \"sixel\"\n")
+      // Stopped before the feed goes: the player writes its session as it ends.
+      defer { display.stop() }
       try display.xterm(
         [TestFiles.riffleBinary, feed.feed.path, "--audio", "null"],
         options: ["-ti", "vt340", "-xrm", "XTerm*numColorRegisters: 1024"],

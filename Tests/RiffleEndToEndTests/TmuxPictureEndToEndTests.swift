@@ -69,11 +69,12 @@ extension XvfbEndToEndTests {
     func passthroughOn() throws {
       let tmux = try Tmux()
       let display = try xDisplay(needing: ["kitty"])
+      let feed = try GradientFeed(title: "Tmux Gradient")
+      // Stopped before the feed goes: the player writes its session as it ends.
       defer {
         tmux.stop()
         display.stop()
       }
-      let feed = try GradientFeed(title: "Tmux Gradient")
       try tmux.start(on: display, feed: feed, passthrough: true)
       try display.waitForKittyText("Tmux Gradient", "1 / 1")
       let log = try String(contentsOf: feed.log, encoding: .utf8)
@@ -115,11 +116,12 @@ extension XvfbEndToEndTests {
     func passthroughOff() throws {
       let tmux = try Tmux()
       let display = try xDisplay(needing: ["kitty"])
+      let feed = try GradientFeed(title: "Tmux Symbols")
+      // Stopped before the feed goes: the player writes its session as it ends.
       defer {
         tmux.stop()
         display.stop()
       }
-      let feed = try GradientFeed(title: "Tmux Symbols")
       try tmux.start(on: display, feed: feed, passthrough: false)
       let screen = try display.waitForKittyText("Tmux Symbols", "1 / 1")
       let log = try String(contentsOf: feed.log, encoding: .utf8)
