@@ -55,7 +55,46 @@ public final class FingerprintStore: Sendable {
 
   /// The file holding a feed's inverted table, ready to map (`TableFile`).
   public func tableFile(for feed: URL) -> URL {
-    file(for: feed).deletingPathExtension().appendingPathExtension("rfpt")
+    Self.tableFile(ofPrints: file(for: feed))
+  }
+
+  static func tableFile(ofPrints prints: URL) -> URL {
+    prints.deletingPathExtension().appendingPathExtension("rfpt")
+  }
+
+  /// The file naming a feed's songs (`StoreNames`): what lets a song be named from the store
+  /// alone, where its page is not loaded (`i` on a station's page).
+  public func namesFile(for feed: URL) -> URL {
+    file(for: feed).deletingPathExtension().appendingPathExtension("rfpn")
+  }
+
+  /// Every store in the folder that names its songs: its prints file and its names.
+  public func namedStores() -> [(prints: URL, names: StoreNames)] {
+    let files = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    return files.filter { $0.hasSuffix(".rfpn") }.sorted().compactMap { name in
+      let namesURL = folder.appendingPathComponent(name)
+      let prints = namesURL.deletingPathExtension().appendingPathExtension("rfpi")
+      guard FileManager.default.fileExists(atPath: prints.path),
+        let data = FileManager.default.contents(atPath: namesURL.path),
+        let names = StoreNames(json: data)
+      else { return nil }
+      return (prints, names)
+    }
+  }
+
+  /// Writes the names of `songs` beside the feed's prints, unless the file says the same.
+  private func saveNames(feed: URL, songs: [Song]) {
+    let names = StoreNames(source: StoreNames.source(ofKey: feed), songs: songs)
+    let url = namesFile(for: feed)
+    if let data = FileManager.default.contents(atPath: url.path), StoreNames(json: data) == names {
+      return
+    }
+    do {
+      try AtomicFile.write(names.json, to: url)
+    } catch {
+      FileHandle.standardError.write(
+        Data("fingerprints: cannot save the songs' names (\(error))\n".utf8))
+    }
   }
 
   /// Postings of songs added since the table was built that are kept in memory beside it
@@ -145,6 +184,7 @@ public final class FingerprintStore: Sendable {
           feed: feed, unique: unique, keys: keys, known: known, work: work, problems: problems)
       }
     }
+    saveNames(feed: feed, songs: unique)
     do {
       return Update(
         index: try index(feed: feed, entries: entries), fingerprinted: fingerprinted,
@@ -162,9 +202,14 @@ public final class FingerprintStore: Sendable {
   /// The table is kept only when its songs are the file's first, their records where it says
   /// (so `peaks(ofSong:)` reads the right bytes).
   func index(feed: URL, entries: [(id: String, audioKey: String)]) throws -> FingerprintIndex {
+    try index(prints: file(for: feed), entries: entries)
+  }
+
+  func index(prints printsURL: URL, entries: [(id: String, audioKey: String)]) throws
+    -> FingerprintIndex
+  {
     let parameters = fingerprinter.parameters
-    let printsURL = file(for: feed)
-    let tableURL = tableFile(for: feed)
+    let tableURL = Self.tableFile(ofPrints: printsURL)
     if entries.isEmpty { return FingerprintIndex(songs: [], parameters: parameters) }
     if let table = try? TableFile.open(tableURL, parameters: parameters),
       table.entries.count <= entries.count,
@@ -246,11 +291,16 @@ public final class FingerprintStore: Sendable {
   /// The index of a feed's stored prints, its table mapped (and built first when missing or
   /// out of date).
   public func storedIndex(for feed: URL) throws -> FingerprintIndex {
+    try storedIndex(prints: file(for: feed))
+  }
+
+  /// The index of the prints in `prints` (a file of this store's folder), as `storedIndex(for:)`.
+  public func storedIndex(prints: URL) throws -> FingerprintIndex {
     var entries: [(id: String, audioKey: String)] = []
-    try TableFile.eachSong(file(for: feed), parameters: fingerprinter.parameters) { _, print in
+    try TableFile.eachSong(prints, parameters: fingerprinter.parameters) { _, print in
       entries.append((print.id, print.audioKey))
     }
-    return try index(feed: feed, entries: entries)
+    return try index(prints: prints, entries: entries)
   }
 
   /// Fetches, decodes and fingerprints one song.

@@ -6,12 +6,14 @@ import RiffleFingerprint
 import RiffleLibrary
 
 /// A station's `i`: what the output played in its last seconds (the tap's recent ring, kept only
-/// while a station plays) matched against the catalogs Riffle knows: the library's fingerprints
-/// on disk (`riffle:library`, made by `riffle library scan --fingerprints` or the first `riffle
-/// identify`), the song named by the library index (its id is its file's URL), and the bundled
-/// catalog's (the store `riffle identify` keeps for it). The library's store is read as it is,
-/// never brought up to date here: that can take minutes, and the station plays on. The better
-/// score names the song.
+/// while a station plays) matched against every store of prints Riffle keeps: the library's on
+/// disk (`riffle:library`, made by `riffle library scan --fingerprints` or the first `riffle
+/// identify`), the song named by the library index (its id is its file's URL); the bundled
+/// catalog's (the store `riffle identify` keeps for it, made here the first time); and every
+/// other store in the cache that names its songs (`StoreNames`: a feed's, a search's, up
+/// next's... made by `i` on their pages or by `riffle identify --feed`). The stores are read as
+/// they are, never brought up to date here: that can take minutes, and the station plays on.
+/// The best score names the song.
 enum NameHeard {
   /// Less than this is too little to name anything.
   static let minimumSeconds = 3.0
@@ -39,9 +41,37 @@ enum NameHeard {
     let store = LibraryPrints.store(paths)
     let recording = store.fingerprinter.recording(mono: samples)
     let best = LibraryPrints.better(
-      inLibrary(recording, store: store, library: library), inCatalog(recording, paths: paths))
+      inLibrary(recording, store: store, library: library), inStores(recording, paths: paths))
     guard let (heard, _) = best else { return .failure(Failure("No song matched")) }
     return .success(heard)
+  }
+
+  /// The best song for `recording` among the cache's stores that name their songs, the
+  /// bundled catalog's among them (made first when it is not there yet: a few songs, seconds).
+  static func inStores(_ recording: Recording, paths: AppPaths) -> (HeardSong, FingerprintMatch)? {
+    let store = FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))
+    var catalogPrints: URL?
+    if let catalog = Catalog.locate(), let songs = try? FeedSource().loadAllPages(catalog) {
+      _ = store.update(feed: catalog, songs: songs) { _ in }
+      catalogPrints = store.file(for: catalog)
+    }
+    var best: (HeardSong, FingerprintMatch)?
+    for (prints, names) in store.namedStores() {
+      let match: FingerprintMatch?
+      do {
+        match = try store.storedIndex(prints: prints).match(recording)
+      } catch {
+        FileHandle.standardError.write(Data("fingerprints: \(error)\n".utf8))
+        continue
+      }
+      guard let match, let entry = names.songs[match.songID] else { continue }
+      let source = prints == catalogPrints ? "the bundled catalog" : names.source
+      let found = HeardSong(
+        title: TextSanitizer.sanitize(entry.title), artist: TextSanitizer.sanitize(entry.artist),
+        source: TextSanitizer.sanitize(source))
+      best = LibraryPrints.better(best, (found, match))
+    }
+    return best
   }
 
   /// The library's song for `recording`, from its store as it is; nil without one.
@@ -64,19 +94,6 @@ enum NameHeard {
       let song = librarySong(at: url, in: library())
     else { return nil }
     return (heard(song, source: "your library"), match)
-  }
-
-  /// The bundled catalog's song for `recording`: the catalog `riffle identify` searches, its
-  /// store (in the cache) made the first time if it is not there yet (a few songs, seconds).
-  static func inCatalog(_ recording: Recording, paths: AppPaths) -> (HeardSong, FingerprintMatch)? {
-    guard let catalog = Catalog.locate(), let songs = try? FeedSource().loadAllPages(catalog)
-    else { return nil }
-    let store = FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))
-    let update = store.update(feed: catalog, songs: songs) { _ in }
-    guard let match = update.index.match(recording),
-      let song = songs.first(where: { $0.id == match.songID })
-    else { return nil }
-    return (heard(song, source: "the bundled catalog"), match)
   }
 
   private static func heard(_ song: Song, source: String) -> HeardSong {

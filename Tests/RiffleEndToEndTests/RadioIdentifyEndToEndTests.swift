@@ -100,6 +100,66 @@ struct RadioIdentifyEndToEndTests {
     third.sendKeys("q")
     #expect(try third.waitForExit() == 0)
   }
+
+  @Test(
+    "a song of a feed searched before (by riffle identify) is named from that feed's store, its address kept out"
+  )
+  func namesFeedSong() throws {
+    let home = try TemporaryDirectory("riffle-radio-feed")
+    let melody = home.file("melody.wav")
+    try Recording.stranger(seconds: 40, to: melody)
+    let mp3 = home.file("harbour.mp3")
+    try AudioEncoder.encode(
+      [.init(path: mp3.path, format: .mp3, extraOptions: ["-c:a", "libmp3lame", "-b:a", "128k"])],
+      source: melody)
+    let audio = try Data(contentsOf: mp3)
+    let server = try LoopbackHTTPServer { request in
+      switch request.path {
+      case "/feed.json":
+        return .respond(
+          status: 200, headers: ["Content-Type": "application/json"],
+          body: Data(
+            """
+            {"songs":[{"id":"h1","title":"Harbour Lights","handle":"quay",\
+            "display_name":"Quay Singers","audio_url":"/harbour.mp3","duration":40}]}
+            """.utf8))
+      case "/harbour.mp3": return .file(audio, contentType: "audio/mpeg")
+      default: return .respond(status: 404, body: Data())
+      }
+    }
+    defer { server.stop() }
+    // A private feed: its address carries a token, which no file may keep.
+    let feed = server.url("/feed.json").absoluteString + "?token=s3cret-token"
+
+    // Searched once with riffle identify: the feed's store is made, its songs named beside it.
+    let wav = try WAVFile.read(melody)
+    let clip = home.file("clip.wav")
+    try WAVWriter.data(
+      samples: Array(wav.samples[12 * 44_100..<20 * 44_100]), channels: 1, sampleRate: 44_100
+    ).write(to: clip)
+    let identified = try runProgram(
+      TestFiles.riffleBinary, ["identify", clip.path, feed], environment: home.xdgEnvironment)
+    #expect(identified.status == 0, "\(identified.stderr)")
+    #expect(identified.stdout.contains("Harbour Lights"), "\(identified.stdout)")
+
+    let station = try IcecastStation(name: "Harbour FM", genre: "Folk", song: mp3.path)
+    defer { station.stop() }
+    let tmux = try tuneIn(station, home: home)
+    defer { tmux.kill() }
+    _ = try tmux.waitFor("0:10", timeout: 15)
+    tmux.sendKeys("i")
+    let named = try tmux.waitFor("(the feed at 127.0.0.1)", timeout: 20)
+    #expect(named.contains("Harbour Lights"), "\(named)")
+    #expect(named.contains("Quay Singers"), "\(named)")
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+
+    let cache = home.url.appendingPathComponent("cache/riffle/fingerprints")
+    for name in try FileManager.default.contentsOfDirectory(atPath: cache.path) {
+      let bytes = try Data(contentsOf: cache.appendingPathComponent(name))
+      #expect(bytes.range(of: Data("s3cret-token".utf8)) == nil, "\(name) keeps the token")
+    }
+  }
 }
 
 @Suite("i on a library page searches the whole library", .serialized)

@@ -47,6 +47,45 @@ struct FingerprintStoreTests {
     #expect(again.index.postingCount == first.index.postingCount)
   }
 
+  @Test("an update names its songs beside the prints; the store is found and searched by them")
+  func namesBeside() throws {
+    let secretFeed = URL(string: "https://user:hunter2@music.example.org/feed.json?token=s3cret")!
+    let songs = [song("riffle-001"), song("riffle-003")]
+    _ = store.update(feed: secretFeed, songs: songs)
+    let named = store.namedStores()
+    #expect(named.count == 1)
+    #expect(named.first?.prints == store.file(for: secretFeed))
+    #expect(named.first?.names.source == "the feed at music.example.org")
+    #expect(named.first?.names.songs["riffle-003"] == .init(title: "T riffle-003", artist: "A"))
+    // The names file holds no part of the address but its host.
+    let text = try String(contentsOf: store.namesFile(for: secretFeed), encoding: .utf8)
+    for secret in ["s3cret", "hunter2", "user", "feed.json"] { #expect(!text.contains(secret)) }
+
+    // Found by its file alone, the store answers as the feed's does.
+    let index = try store.storedIndex(prints: try #require(named.first?.prints))
+    #expect(index.songIDs == ["riffle-001", "riffle-003"])
+
+    // A song gone from the feed leaves the names; a file that is not names is passed over.
+    _ = store.update(feed: secretFeed, songs: [songs[1]])
+    #expect(store.namedStores().first?.names.songs.keys.sorted() == ["riffle-003"])
+    try Data("not json".utf8).write(to: store.namesFile(for: secretFeed))
+    #expect(store.namedStores().isEmpty)
+  }
+
+  @Test("a store's source is said as the user knows it, never its address")
+  func sourceNames() {
+    #expect(StoreNames.source(ofKey: URL(string: "riffle:queue")!) == "up next")
+    #expect(StoreNames.source(ofKey: URL(string: "riffle:server")!) == "your server")
+    #expect(StoreNames.source(ofKey: URL(string: "riffle:search")!) == "a search")
+    #expect(StoreNames.source(ofKey: URL(string: "riffle:unknown")!) == "a page you opened")
+    #expect(
+      StoreNames.source(ofKey: URL(fileURLWithPath: "/home/u/feeds/mine.json"))
+        == "the feed mine.json")
+    #expect(
+      StoreNames.source(ofKey: URL(string: "http://127.0.0.1:8080/f.json?key=abc")!)
+        == "the feed at 127.0.0.1")
+  }
+
   @Test("a song added to the feed is the only one fingerprinted; a removed one is dropped")
   func incremental() throws {
     _ = store.update(feed: feed, songs: [song("riffle-001"), song("riffle-003")])
@@ -103,7 +142,9 @@ struct FingerprintStoreTests {
     let names = try FileManager.default.contentsOfDirectory(atPath: dir.file("cache").path)
     #expect(
       names.sorted()
-        == [store.file(for: feed), store.tableFile(for: feed)].map(\.lastPathComponent).sorted())
+        == [store.file(for: feed), store.tableFile(for: feed), store.namesFile(for: feed)].map(
+          \.lastPathComponent
+        ).sorted())
   }
 
   @Test("a damaged table is built again")
