@@ -125,9 +125,12 @@ final class Listener: @unchecked Sendable {
     BackgroundWork.run("riffle.listen.index") {
       // A library page: the whole library's store, so a song not loaded is found too.
       let update: FingerprintStore.Update
+      var names: [String: HeardSong] = [:]
       if let library, feed == library.key, let all = library.songs(), !all.isEmpty {
         update = library.store.update(feed: library.key, songs: all)
-        index.names = Dictionary(all.map { ($0.id, $0) }) { first, _ in first }
+        for song in all where names[song.id] == nil {
+          names[song.id] = Self.heardSong(song.title, song.displayName, source: "your library")
+        }
       } else {
         update = store.update(feed: feed, songs: songs)
       }
@@ -136,7 +139,8 @@ final class Listener: @unchecked Sendable {
       var problems = update.problems
       // Up next: kept under a key of its own, never in the feed's (which drops songs it no
       // longer lists); only songs new to it are fingerprinted.
-      if !queued.isEmpty, let key = SourceKind.queue.fingerprintKey, key != feed {
+      let queueKey = SourceKind.queue.fingerprintKey
+      if !queued.isEmpty, let key = queueKey, key != feed {
         let queue = store.update(feed: key, songs: queued)
         indexes.append(queue.index)
         problems += queue.problems
@@ -144,6 +148,21 @@ final class Listener: @unchecked Sendable {
       for problem in problems {
         FileHandle.standardError.write(Data("fingerprints: skipped \(problem)\n".utf8))
       }
+      // Every other store that names its songs, as they are (made by `i` on other pages, by
+      // `riffle identify`): a song of theirs is named, not paged to.
+      let searched = Set([feed, queueKey].compactMap { $0.map(store.file(for:)) })
+      for (prints, stored) in store.namedStores() where !searched.contains(prints) {
+        do {
+          indexes.append(try store.storedIndex(prints: prints))
+        } catch {
+          FileHandle.standardError.write(Data("fingerprints: \(error)\n".utf8))
+          continue
+        }
+        for (id, entry) in stored.songs where names[id] == nil {
+          names[id] = Self.heardSong(entry.title, entry.artist, source: stored.source)
+        }
+      }
+      index.names = names
       index.set(indexes)
     }
 
@@ -161,16 +180,21 @@ final class Listener: @unchecked Sendable {
     thread.start()
   }
 
-  /// A match not among the loaded songs but in the library: named as the library's song.
-  static func naming(_ event: ListenEvent, loaded: Set<String>, names: [String: Song])
+  /// A song as `i` names it, its words made safe to show (a title may hold escapes).
+  static func heardSong(_ title: String, _ artist: String, source: String) -> HeardSong {
+    HeardSong(
+      title: TextSanitizer.sanitize(title), artist: TextSanitizer.sanitize(artist),
+      source: TextSanitizer.sanitize(source))
+  }
+
+  /// A match not among the loaded songs but in the whole library's store or another store:
+  /// named as that store's song.
+  static func naming(_ event: ListenEvent, loaded: Set<String>, names: [String: HeardSong])
     -> ListenEvent
   {
     guard case .identified(let id, _, _) = event, !loaded.contains(id), let song = names[id]
     else { return event }
-    return .named(
-      HeardSong(
-        title: TextSanitizer.sanitize(song.title), artist: TextSanitizer.sanitize(song.displayName),
-        source: "your library"))
+    return .named(song)
   }
 
   private static func record(
@@ -254,10 +278,11 @@ private func bestMatch(
 private final class IndexBox: @unchecked Sendable {
   private let condition = NSCondition()
   private var index: [FingerprintIndex]?
-  private var songNames: [String: Song] = [:]
+  private var songNames: [String: HeardSong] = [:]
 
-  /// The library's songs by id when the whole library is searched (set before the index).
-  var names: [String: Song] {
+  /// The songs of the whole library's store and of the other stores searched, by id, as they
+  /// are named when not loaded (set before the index).
+  var names: [String: HeardSong] {
     get { condition.withLock { songNames } }
     set { condition.withLock { songNames = newValue } }
   }

@@ -14,13 +14,18 @@ public final class FingerprintStore: Sendable {
   /// One update at a time per store: two would write the same temporary files.
   private let updating = NSLock()
 
+  /// How the user knows the sources of some keys, where `StoreNames.source(ofKey:)` would say
+  /// less ("the bundled catalog" rather than "the feed songs.json").
+  public let sourceNames: [URL: String]
+
   public init(
     folder: URL, client: HTTPClient = .shared,
-    parameters: FingerprintParameters = FingerprintParameters()
+    parameters: FingerprintParameters = FingerprintParameters(), sourceNames: [URL: String] = [:]
   ) {
     self.folder = folder
     self.client = client
     self.fingerprinter = Fingerprinter(parameters: parameters)
+    self.sourceNames = sourceNames
   }
 
   /// What an update did.
@@ -84,7 +89,8 @@ public final class FingerprintStore: Sendable {
 
   /// Writes the names of `songs` beside the feed's prints, unless the file says the same.
   private func saveNames(feed: URL, songs: [Song]) {
-    let names = StoreNames(source: StoreNames.source(ofKey: feed), songs: songs)
+    let names = StoreNames(
+      source: sourceNames[feed] ?? StoreNames.source(ofKey: feed), songs: songs)
     let url = namesFile(for: feed)
     if let data = FileManager.default.contents(atPath: url.path), StoreNames(json: data) == names {
       return

@@ -1,4 +1,6 @@
 import Foundation
+import RiffleAPI
+import RiffleFingerprint
 
 /// Finds the bundled catalog (Resources/Catalog/songs.json) wherever riffle runs from.
 enum Catalog {
@@ -28,5 +30,15 @@ enum Catalog {
     return candidates.map(\.standardizedFileURL).first {
       FileManager.default.fileExists(atPath: $0.path)
     }
+  }
+}
+
+extension Catalog {
+  /// The store of fingerprints in the cache (feeds, searches, up next... and the bundled
+  /// catalog, whose songs it names as the user knows them).
+  static func cacheStore(_ paths: AppPaths = .fromEnvironment()) -> FingerprintStore {
+    FingerprintStore(
+      folder: paths.cache.appendingPathComponent("fingerprints"),
+      sourceNames: locate().map { [$0: "the bundled catalog"] } ?? [:])
   }
 }

@@ -79,8 +79,7 @@ struct Identify: ParsableCommand {
     } catch {
       fail("cannot load the feed: \(error.userMessage)")
     }
-    let store = FingerprintStore(
-      folder: AppPaths.fromEnvironment().cache.appendingPathComponent("fingerprints"))
+    let store = Catalog.cacheStore()
     let update = store.update(feed: feedURL, songs: songs) { count in
       note("Fingerprinting \(count) new songs...")
     }

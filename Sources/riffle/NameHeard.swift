@@ -49,11 +49,9 @@ enum NameHeard {
   /// The best song for `recording` among the cache's stores that name their songs, the
   /// bundled catalog's among them (made first when it is not there yet: a few songs, seconds).
   static func inStores(_ recording: Recording, paths: AppPaths) -> (HeardSong, FingerprintMatch)? {
-    let store = FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints"))
-    var catalogPrints: URL?
+    let store = Catalog.cacheStore(paths)
     if let catalog = Catalog.locate(), let songs = try? FeedSource().loadAllPages(catalog) {
       _ = store.update(feed: catalog, songs: songs) { _ in }
-      catalogPrints = store.file(for: catalog)
     }
     var best: (HeardSong, FingerprintMatch)?
     for (prints, names) in store.namedStores() {
@@ -65,10 +63,9 @@ enum NameHeard {
         continue
       }
       guard let match, let entry = names.songs[match.songID] else { continue }
-      let source = prints == catalogPrints ? "the bundled catalog" : names.source
       let found = HeardSong(
         title: TextSanitizer.sanitize(entry.title), artist: TextSanitizer.sanitize(entry.artist),
-        source: TextSanitizer.sanitize(source))
+        source: TextSanitizer.sanitize(names.source))
       best = LibraryPrints.better(best, (found, match))
     }
     return best

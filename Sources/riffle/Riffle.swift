@@ -633,7 +633,7 @@ private func startPlayer(
     .askingServers(.shared),
     identify: .live(
       capture: capture,
-      store: FingerprintStore(folder: paths.cache.appendingPathComponent("fingerprints")),
+      store: Catalog.cacheStore(paths),
       library: LibraryPrintsAccess(
         store: LibraryPrints.store(paths), key: LibraryPrints.key,
         songs: { [libraryFolders = config.libraryFolders] in

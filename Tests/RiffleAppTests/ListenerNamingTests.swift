@@ -14,7 +14,10 @@ struct ListenerNamingTests {
   @Test("a loaded song is paged to; one only in the library is named; others are left alone")
   func naming() {
     let match = ListenEvent.identified(songID: Self.walk.id, offset: 12, listened: 8)
-    let names = [Self.walk.id: Self.walk]
+    let names = [
+      Self.walk.id: Listener.heardSong(
+        Self.walk.title, Self.walk.displayName, source: "your library")
+    ]
     #expect(Listener.naming(match, loaded: [Self.walk.id], names: names) == match)
     #expect(
       Listener.naming(match, loaded: [], names: names)

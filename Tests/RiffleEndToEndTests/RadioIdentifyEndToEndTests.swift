@@ -102,7 +102,7 @@ struct RadioIdentifyEndToEndTests {
   }
 
   @Test(
-    "a song of a feed searched before (by riffle identify) is named from that feed's store, its address kept out"
+    "a song of a feed searched before (by riffle identify) is named from its store on a station's page and on another feed's; its address kept out"
   )
   func namesFeedSong() throws {
     let home = try TemporaryDirectory("riffle-radio-feed")
@@ -153,6 +153,24 @@ struct RadioIdentifyEndToEndTests {
     #expect(named.contains("Quay Singers"), "\(named)")
     tmux.sendKeys("q")
     #expect(try tmux.waitForExit() == 0)
+
+    // `i` on the bundled catalog's page, the recording that feed's song: named from its store,
+    // not paged to (it is on no page here).
+    let page = try TmuxSession(
+      command: [
+        TestFiles.riffleBinary, TestFiles.catalog.appendingPathComponent("songs.json").path,
+        "--audio", "null", "--capture", "file:\(clip.path)",
+      ],
+      environment: home.xdgEnvironment.merging(["LANG": "C.UTF-8"]) { $1 }, width: 100,
+      height: 24)
+    defer { page.kill() }
+    try page.waitFor("1 / 6", timeout: 20)
+    page.sendKeys("i")
+    let heard = try page.waitFor("(the feed at 127.0.0.1)", timeout: 60)
+    #expect(heard.contains("Harbour Lights"), "\(heard)")
+    #expect(heard.contains("1 / 6"), "\(heard)")
+    page.sendKeys("q")
+    #expect(try page.waitForExit() == 0)
 
     let cache = home.url.appendingPathComponent("cache/riffle/fingerprints")
     for name in try FileManager.default.contentsOfDirectory(atPath: cache.path) {
