@@ -110,7 +110,7 @@ let package = Package(
     // Audio fingerprints: spectrogram peaks -> landmark hashes -> index -> match.
     .target(
       name: "RiffleFingerprint",
-      dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "CFFTW"]),
+      dependencies: ["RiffleCore", "RiffleAPI", "RiffleAudio", "CFFTW", "CLinux"]),
     // The user's library: folder scanner, tags (through RiffleAudio's FFmpeg), loudness, the
     // SQLite index and its search.
     .target(

@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 
 /// The answer to a query: which song, where in it, and how sure.
@@ -649,43 +650,69 @@ public final class FingerprintIndex: @unchecked Sendable {
   func gatherVotes<Vote: FixedWidthInteger & UnsignedInteger>(
     _ query: [Landmark], into buffer: VoteBuffer<Vote>
   ) -> Int {
+    // The rows are scattered over a table of hundreds of megabytes: each is a cache miss (two,
+    // with its offsets). Each landmark's offsets are asked for `ahead` landmarks before they
+    // are read, and each row before its votes are written, so the misses overlap.
+    let ahead = 8
+    buffer.reserveRows(query.count * parts.count)
+    let rows = buffer.rows
     var total = 0
-    for part in parts {
+    var kept = 0
+    for (partNumber, part) in parts.enumerated() {
       let cap = rowCap(part)
-      for landmark in query where Int(landmark.hash) + 1 < part.offsets.count {
+      let offsets = part.offsets
+      for (i, landmark) in query.enumerated() {
+        if i + ahead < query.count {
+          let next = Int(query[i + ahead].hash)
+          if next + 1 < offsets.count { riffle_prefetch(offsets.baseAddress! + next) }
+        }
         let hash = Int(landmark.hash)
-        let row = Int(part.offsets[hash + 1] &- part.offsets[hash])
-        if row <= cap { total += row }
+        let queryFrame = Int64(landmark.frame)
+        guard hash + 1 < offsets.count, OffsetVotes.fits(-queryFrame) else { continue }
+        let start = Int(offsets[hash])
+        let row = Int(offsets[hash + 1] &- offsets[hash])
+        guard row > 0, row <= cap else { continue }
+        rows[kept] = VoteRow(start: start, count: row, queryFrame: queryFrame, part: partNumber)
+        kept += 1
+        total += row
       }
     }
     buffer.reserve(total)
     var count = 0
     let votes = buffer.votes
-    for part in parts {
-      let offsets = part.offsets
+    for r in 0..<kept {
+      if r + ahead < kept {
+        let next = rows[r + ahead]
+        let postings = parts[next.part].postings.baseAddress! + next.start
+        riffle_prefetch(postings)
+        // A row is some 30 postings: its second line too.
+        if next.count > 16 { riffle_prefetch(postings + 16) }
+      }
+      let row = rows[r]
+      let part = parts[row.part]
       let postings = part.postings
       let firstSong = UInt64(part.firstSong)
-      let cap = rowCap(part)
-      for landmark in query {
-        let hash = Int(landmark.hash)
-        let queryFrame = Int64(landmark.frame)
-        guard hash + 1 < offsets.count, OffsetVotes.fits(-queryFrame),
-          Int(offsets[hash + 1] &- offsets[hash]) <= cap
-        else { continue }
-        // offset + bias = frame + (bias - queryFrame), never negative once `fits`.
-        let shift = UInt64(OffsetVotes.bias - queryFrame)
-        for slot in Int(offsets[hash])..<Int(offsets[hash + 1]) {
-          let posting = postings[slot]
-          votes[count] = Vote(
-            truncatingIfNeeded: (firstSong + UInt64(posting >> 16))
-              << UInt64(OffsetVotes.offsetBits)
-              | (UInt64(posting & 0xFFFF) + shift))
-          count += 1
-        }
+      // offset + bias = frame + (bias - queryFrame), never negative once `fits`.
+      let shift = UInt64(OffsetVotes.bias - row.queryFrame)
+      for slot in row.start..<(row.start + row.count) {
+        let posting = postings[slot]
+        votes[count] = Vote(
+          truncatingIfNeeded: (firstSong + UInt64(posting >> 16))
+            << UInt64(OffsetVotes.offsetBits)
+            | (UInt64(posting & 0xFFFF) + shift))
+        count += 1
       }
     }
     return count
   }
+}
+
+/// A row of the table a query's landmark reads: where, how long, and the landmark's frame.
+struct VoteRow {
+  var start: Int
+  var count: Int
+  var queryFrame: Int64
+  var part: Int
 }
 
 extension FingerprintIndex {
@@ -701,6 +728,14 @@ extension FingerprintIndex {
 final class VoteBuffer<Vote: FixedWidthInteger & UnsignedInteger> {
   private(set) var votes = UnsafeMutableBufferPointer<Vote>.allocate(capacity: 0)
   private(set) var scratch = UnsafeMutableBufferPointer<Vote>.allocate(capacity: 0)
+  /// The rows the query's landmarks read (`gatherVotes`).
+  private(set) var rows = UnsafeMutableBufferPointer<VoteRow>.allocate(capacity: 0)
+
+  func reserveRows(_ count: Int) {
+    guard count > rows.count else { return }
+    rows.deallocate()
+    rows = .allocate(capacity: max(count, rows.count * 3 / 2))
+  }
 
   func reserve(_ count: Int) {
     guard count > votes.count else { return }
@@ -714,6 +749,7 @@ final class VoteBuffer<Vote: FixedWidthInteger & UnsignedInteger> {
   deinit {
     votes.deallocate()
     scratch.deallocate()
+    rows.deallocate()
   }
 }
 
