@@ -129,7 +129,8 @@ final class Listener: @unchecked Sendable {
       if let library, feed == library.key, let all = library.songs(), !all.isEmpty {
         update = library.store.update(feed: library.key, songs: all)
         for song in all where names[song.id] == nil {
-          names[song.id] = Self.heardSong(song.title, song.displayName, source: "your library")
+          names[song.id] = HeardSong(
+            title: song.title, artist: song.displayName, source: "your library")
         }
       } else {
         update = store.update(feed: feed, songs: songs)
@@ -159,7 +160,7 @@ final class Listener: @unchecked Sendable {
           continue
         }
         for (id, entry) in stored.songs where names[id] == nil {
-          names[id] = Self.heardSong(entry.title, entry.artist, source: stored.source)
+          names[id] = HeardSong(title: entry.title, artist: entry.artist, source: stored.source)
         }
       }
       index.names = names
@@ -194,7 +195,7 @@ final class Listener: @unchecked Sendable {
   {
     guard case .identified(let id, _, _) = event, !loaded.contains(id), let song = names[id]
     else { return event }
-    return .named(song)
+    return .named(heardSong(song.title, song.artist, source: song.source))
   }
 
   private static func record(
@@ -281,7 +282,7 @@ private final class IndexBox: @unchecked Sendable {
   private var songNames: [String: HeardSong] = [:]
 
   /// The songs of the whole library's store and of the other stores searched, by id, as they
-  /// are named when not loaded (set before the index).
+  /// are named when not loaded, their words as they came (set before the index).
   var names: [String: HeardSong] {
     get { condition.withLock { songNames } }
     set { condition.withLock { songNames = newValue } }

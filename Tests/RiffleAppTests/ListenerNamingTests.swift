@@ -15,8 +15,8 @@ struct ListenerNamingTests {
   func naming() {
     let match = ListenEvent.identified(songID: Self.walk.id, offset: 12, listened: 8)
     let names = [
-      Self.walk.id: Listener.heardSong(
-        Self.walk.title, Self.walk.displayName, source: "your library")
+      Self.walk.id: HeardSong(
+        title: Self.walk.title, artist: Self.walk.displayName, source: "your library")
     ]
     #expect(Listener.naming(match, loaded: [Self.walk.id], names: names) == match)
     #expect(
