@@ -119,6 +119,15 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// least this much evidence (a held bass note repeats one pair of peaks all through a song,
   /// which can gather many hashes by chance).
   public var minEvidenceWithHashes: Double = 6
+  /// ...or at least this much when its hashes lead by far: at least `strongHashes` and
+  /// `strongHashesOverRunnerUp` times the second song's. Voices as loud as the music leave a
+  /// song its bass line, whose pairs still agree by the dozen at one offset, while the song's
+  /// peaks above, looked up in the recording, are mostly under the voices: strong hashes,
+  /// weak evidence. No stranger query of the benchmarks led by 3.3 times or more with 20
+  /// hashes (docs/fingerprinting.md, "Hashes far ahead").
+  public var minEvidenceWithStrongHashes: Double = 4
+  public var strongHashes = 20
+  public var strongHashesOverRunnerUp: Double = 4
   /// Two songs hold the same audio where a recording lines up with each when at least this
   /// share of the peaks each has there lie on the other's (`FingerprintIndex.holdSameAudio`):
   /// a song held twice is then named with its twin rather than not at all. Songs that are

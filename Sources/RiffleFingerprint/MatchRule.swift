@@ -26,7 +26,8 @@ public enum MatchRule {
   ///    gathered; songs that share a passage agree alike, and then neither is named);
   /// 2. else the first, when its hashes alone clear `OffsetVotes.isConfident`'s thresholds
   ///    (score, margin over the second, share of the query) and it has
-  ///    `minEvidenceWithHashes`.
+  ///    `minEvidenceWithHashes`, or only `minEvidenceWithStrongHashes` when its hashes lead
+  ///    by far (`strongHashes`, `strongHashesOverRunnerUp`).
   /// The thresholds of 1 grow with the square root of the length beyond `evidenceSeconds`
   /// (a song of the same make as the recording agrees more the longer it is heard); that of
   /// 2 does not (such a song does not also lead the rest by three times the hashes).
@@ -50,7 +51,11 @@ public enum MatchRule {
     let hashes = FingerprintMatch(
       songID: "", offset: 0, score: first.score, runnerUp: second,
       queryHashes: first.queryHashes)
-    return OffsetVotes.isConfident(hashes, parameters: p)
-      && first.evidence >= p.minEvidenceWithHashes ? 0 : nil
+    guard OffsetVotes.isConfident(hashes, parameters: p) else { return nil }
+    let farAhead =
+      first.score >= p.strongHashes
+      && Double(first.score) >= p.strongHashesOverRunnerUp * Double(second)
+    let floor = farAhead ? p.minEvidenceWithStrongHashes : p.minEvidenceWithHashes
+    return first.evidence >= floor ? 0 : nil
   }
 }

@@ -70,6 +70,10 @@ enum FingerprintBench {
     int("MIN_ROW_CAP", &p.minRowCap)
     int("CHECKED_CANDIDATES", &p.checkedCandidates)
     int("ALIGNMENTS_PER_SONG", &p.alignmentsPerSong)
+    double("MIN_EVIDENCE_WITH_HASHES", &p.minEvidenceWithHashes)
+    double("MIN_EVIDENCE_WITH_STRONG_HASHES", &p.minEvidenceWithStrongHashes)
+    int("STRONG_HASHES", &p.strongHashes)
+    double("STRONG_HASHES_OVER_RUNNER_UP", &p.strongHashesOverRunnerUp)
     return p
   }
 

@@ -125,7 +125,14 @@ struct CheckTests {
     #expect(choose((29, 6.5), (10, 0)) == nil)
     // ...but not with none: a held note's pair repeated through a song gathers hashes by
     // chance.
-    #expect(choose((60, 5.9), (10, 0)) == nil)
+    #expect(choose((30, 5.9), (10, 0)) == nil)
+    #expect(choose((60, 5.9), (16, 0)) == nil)
+    // Hashes far ahead (20 or more, 4 times the second's) need less: the bass line the voices
+    // leave agrees by the dozen while the song's peaks above lie under the voices.
+    #expect(choose((60, 4), (15, 0)) == 0)
+    #expect(choose((41, 4.8), (8, 3)) == 0)
+    #expect(choose((60, 3.9), (10, 0)) == nil)
+    #expect(choose((19, 5.9), (4, 0)) == nil)
     #expect(choose() == nil)
     // A longer recording needs more: evidence grows with the square root of its length for
     // any likeness, a song's own or one make's.
