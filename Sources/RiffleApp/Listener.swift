@@ -181,13 +181,6 @@ final class Listener: @unchecked Sendable {
     thread.start()
   }
 
-  /// A song as `i` names it, its words made safe to show (a title may hold escapes).
-  static func heardSong(_ title: String, _ artist: String, source: String) -> HeardSong {
-    HeardSong(
-      title: TextSanitizer.sanitize(title), artist: TextSanitizer.sanitize(artist),
-      source: TextSanitizer.sanitize(source))
-  }
-
   /// A match not among the loaded songs but in the whole library's store or another store:
   /// named as that store's song.
   static func naming(_ event: ListenEvent, loaded: Set<String>, names: [String: HeardSong])
@@ -195,7 +188,7 @@ final class Listener: @unchecked Sendable {
   {
     guard case .identified(let id, _, _) = event, !loaded.contains(id), let song = names[id]
     else { return event }
-    return .named(heardSong(song.title, song.artist, source: song.source))
+    return .named(song.sanitized)
   }
 
   private static func record(

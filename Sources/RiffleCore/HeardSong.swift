@@ -12,6 +12,14 @@ public struct HeardSong: Equatable, Sendable {
     self.source = source
   }
 
+  /// The song as it is shown: its words, as they came from a tag, a feed or a store's names
+  /// file, made safe for the screen (a title may hold escape sequences).
+  public var sanitized: HeardSong {
+    HeardSong(
+      title: TextSanitizer.sanitize(title), artist: TextSanitizer.sanitize(artist),
+      source: TextSanitizer.sanitize(source))
+  }
+
   /// "“Title” by Artist (your library)".
   public var message: String {
     let title = self.title.isEmpty ? "A song" : "\u{201C}\(self.title)\u{201D}"

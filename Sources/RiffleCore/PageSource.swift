@@ -197,6 +197,22 @@ public enum SourceKind: Hashable, Sendable, Codable {
     case .server: return "server"
     }
   }
+
+  /// How the user knows the songs a fingerprint key of the form `riffle:KIND` stands for
+  /// (`fingerprintKind`): "up next", "a search"; nil for a kind that names none.
+  public static func fingerprintSourceName(kind: String) -> String? {
+    switch kind {
+    case "queue": return "up next"
+    case "library": return "your library"
+    case "server": return "your server"
+    case "search": return "a search"
+    case "artist": return "an artist's songs"
+    case "playlist": return "a playlist"
+    case "charts": return "the charts"
+    case "podcast": return "a podcast"
+    default: return nil
+    }
+  }
 }
 
 /// Where a like goes besides the likes kept on this machine.

@@ -44,17 +44,8 @@ public struct StoreNames: Equatable, Sendable, Codable {
   public static func source(ofKey key: URL) -> String {
     switch key.scheme {
     case "riffle":
-      switch key.absoluteString.dropFirst("riffle:".count) {
-      case "queue": return "up next"
-      case "library": return "your library"
-      case "server": return "your server"
-      case "search": return "a search"
-      case "artist": return "an artist's songs"
-      case "playlist": return "a playlist"
-      case "charts": return "the charts"
-      case "podcast": return "a podcast"
-      default: return "a page you opened"
-      }
+      let kind = String(key.absoluteString.dropFirst("riffle:".count))
+      return SourceKind.fingerprintSourceName(kind: kind) ?? "a page you opened"
     case "file":
       return "the feed \(key.lastPathComponent)"
     default:

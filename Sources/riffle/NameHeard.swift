@@ -63,10 +63,8 @@ enum NameHeard {
         continue
       }
       guard let match, let entry = names.songs[match.songID] else { continue }
-      let found = HeardSong(
-        title: TextSanitizer.sanitize(entry.title), artist: TextSanitizer.sanitize(entry.artist),
-        source: TextSanitizer.sanitize(names.source))
-      best = LibraryPrints.better(best, (found, match))
+      let found = HeardSong(title: entry.title, artist: entry.artist, source: names.source)
+      best = LibraryPrints.better(best, (found.sanitized, match))
     }
     return best
   }
@@ -90,13 +88,8 @@ enum NameHeard {
     guard let match, let url = URL(string: match.songID), url.isFileURL,
       let song = librarySong(at: url, in: library())
     else { return nil }
-    return (heard(song, source: "your library"), match)
-  }
-
-  private static func heard(_ song: Song, source: String) -> HeardSong {
-    HeardSong(
-      title: TextSanitizer.sanitize(song.title),
-      artist: TextSanitizer.sanitize(song.displayName), source: source)
+    let heard = HeardSong(title: song.title, artist: song.displayName, source: "your library")
+    return (heard.sanitized, match)
   }
 
   /// The library index's song for a file, found among its folder's songs.

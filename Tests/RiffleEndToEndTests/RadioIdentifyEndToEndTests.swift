@@ -42,6 +42,22 @@ struct RadioIdentifyEndToEndTests {
     throw TmuxError("the station never played")
   }
 
+  /// `i` on the station's page once `heard` is on the clock; the screen once it holds
+  /// `until`. The player is then quit.
+  private func nameOnStation(
+    _ station: IcecastStation, home: TemporaryDirectory, after heard: String, timeout: Double = 20,
+    until: (String) -> Bool
+  ) throws -> String {
+    let tmux = try tuneIn(station, home: home)
+    defer { tmux.kill() }
+    _ = try tmux.waitFor(heard, timeout: 15)
+    tmux.sendKeys("i")
+    let screen = try tmux.waitUntil(timeout: timeout, until)
+    tmux.sendKeys("q")
+    #expect(try tmux.waitForExit() == 0)
+    return screen
+  }
+
   @Test(
     "a library song the station plays is named after 10 s, a catalog song from the catalog; a song in neither falls back"
   )
@@ -51,28 +67,20 @@ struct RadioIdentifyEndToEndTests {
 
     let station = try IcecastStation(name: "Loopback FM", genre: "Synthwave", song: song.path)
     defer { station.stop() }
-    let tmux = try tuneIn(station, home: home)
-    defer { tmux.kill() }
     // The output keeps the last 10 s while the station plays.
-    _ = try tmux.waitFor("0:10", timeout: 15)
-    tmux.sendKeys("i")
-    let named = try tmux.waitFor("(your library)", timeout: 15)
+    let named = try nameOnStation(station, home: home, after: "0:10", timeout: 15) {
+      $0.contains("(your library)")
+    }
     #expect(named.contains("Night Walk"), "\(named)")
     #expect(named.contains("The Testers"), "\(named)")
-    tmux.sendKeys("q")
-    #expect(try tmux.waitForExit() == 0)
 
     // A station playing a song of the bundled catalog: named from it.
     let catalogStation = try IcecastStation(name: "Catalog FM", genre: "Pop")
     defer { catalogStation.stop() }
-    let second = try tuneIn(catalogStation, home: home)
-    defer { second.kill() }
-    _ = try second.waitFor("0:06", timeout: 15)
-    second.sendKeys("i")
-    let fromCatalog = try second.waitFor("(the bundled catalog)", timeout: 20)
+    let fromCatalog = try nameOnStation(catalogStation, home: home, after: "0:06") {
+      $0.contains("(the bundled catalog)")
+    }
     #expect(fromCatalog.contains("Neon Orchard"), "\(fromCatalog)")
-    second.sendKeys("q")
-    #expect(try second.waitForExit() == 0)
 
     // A station playing what no catalog holds (pink noise): no song is named, the station's
     // title is said as before.
@@ -86,19 +94,13 @@ struct RadioIdentifyEndToEndTests {
     #expect(made.status == 0, "\(made.stderr)")
     let otherStation = try IcecastStation(name: "Other FM", genre: "Jazz", song: other.path)
     defer { otherStation.stop() }
-    let third = try tuneIn(otherStation, home: home)
-    defer { third.kill() }
-    _ = try third.waitFor("0:06", timeout: 15)
-    third.sendKeys("i")
-    let fallback = try third.waitUntil(timeout: 20) {
+    let fallback = try nameOnStation(otherStation, home: home, after: "0:06") {
       $0.contains("No song matched") || $0.contains("(your library)")
         || $0.contains("(the bundled catalog)")
     }
     #expect(fallback.contains("No song matched, and the station names none"), "\(fallback)")
     #expect(!fallback.contains("(your library)"))
     #expect(!fallback.contains("(the bundled catalog)"))
-    third.sendKeys("q")
-    #expect(try third.waitForExit() == 0)
   }
 
   @Test(
@@ -144,15 +146,11 @@ struct RadioIdentifyEndToEndTests {
 
     let station = try IcecastStation(name: "Harbour FM", genre: "Folk", song: mp3.path)
     defer { station.stop() }
-    let tmux = try tuneIn(station, home: home)
-    defer { tmux.kill() }
-    _ = try tmux.waitFor("0:10", timeout: 15)
-    tmux.sendKeys("i")
-    let named = try tmux.waitFor("(the feed at 127.0.0.1)", timeout: 20)
+    let named = try nameOnStation(station, home: home, after: "0:10") {
+      $0.contains("(the feed at 127.0.0.1)")
+    }
     #expect(named.contains("Harbour Lights"), "\(named)")
     #expect(named.contains("Quay Singers"), "\(named)")
-    tmux.sendKeys("q")
-    #expect(try tmux.waitForExit() == 0)
 
     // `i` on the bundled catalog's page, the recording that feed's song: named from its store,
     // not paged to (it is on no page here).
