@@ -253,8 +253,13 @@ enum RealMusicBench {
           if abs(match.speed - conditions[query.condition].speed) <= 0.0025 {
             speedFound[query.condition] += 1
           }
-        } else if match != nil {
+        } else if let match {
           wrongSong += 1
+          log(
+            "wrong song: \(conditions[query.condition].name) of \(song.path) at "
+              + String(
+                format: "%.1f s -> %@ at %.1f s, score %d, runner-up %d",
+                query.start, match.songID, match.offset, match.score, match.runnerUp))
         }
 
       } else {
@@ -808,8 +813,8 @@ enum RealMusicBench {
           speed: best.speed) ?? 0
       return (best.songID == right ? "R" : "W") + ":\(candidate.score):"
         + String(
-          format: "%.2f:%.2f:%.2f:%d:%.2f:%.1f", best.evidence ?? 0, bits, peaks,
-          best.offsetFrames, shared, sameBits)
+          format: "%.2f:%.2f:%.2f:%d:%.2f:%.1f:%.3f", best.evidence ?? 0, bits, peaks,
+          best.offsetFrames, shared, sameBits, best.speed)
     }.joined(separator: " ")
   }
 
