@@ -1,4 +1,5 @@
 import Foundation
+import RiffleAPI
 import RiffleCore
 
 /// The names of a store's songs, kept beside its prints in a small JSON file (`.rfpn`): a print
@@ -47,9 +48,13 @@ public struct StoreNames: Equatable, Sendable, Codable {
       let kind = String(key.absoluteString.dropFirst("riffle:".count))
       return SourceKind.fingerprintSourceName(kind: kind) ?? "a page you opened"
     case "file":
-      return "the feed \(key.lastPathComponent)"
+      // A folder of music (`riffle identify FILE FOLDER`) is a key with a directory path.
+      if key.hasDirectoryPath { return "the folder \(key.lastPathComponent)" }
+      let kind = PlaylistFile.looksLikePlaylist(key) ? "playlist" : "feed"
+      return "the \(kind) \(key.lastPathComponent)"
     default:
-      return key.host.map { "the feed at \($0)" } ?? "a feed"
+      let kind = PlaylistFile.looksLikePlaylist(key) ? "playlist" : "feed"
+      return key.host.map { "the \(kind) at \($0)" } ?? "a \(kind)"
     }
   }
 }

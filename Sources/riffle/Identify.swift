@@ -13,9 +13,9 @@ struct Identify: ParsableCommand {
       Prints "TITLE by NAME (@handle) at M:SS" and exits 0, or "No song matched" and exits 1; \
       a file that cannot be read or decoded exits 2. A recording played fast or slow (up to 5%, \
       pitch and tempo together) is named too, with its speed. Only the first \
-      \(Int(Identify.maxSeconds)) s of a longer recording are listened to. The feed's \
-      fingerprints are kept in $XDG_CACHE_HOME/riffle/fingerprints and updated when the feed \
-      gains songs. With a library added and scanned ('riffle library scan'), its songs are \
+      \(Int(Identify.maxSeconds)) s of a longer recording are listened to. The source's \
+      fingerprints are kept in $XDG_CACHE_HOME/riffle/fingerprints and updated when it gains \
+      songs; a folder is scanned into the library index first, as 'riffle FOLDER' does. With a library added and scanned ('riffle library scan'), its songs are \
       searched too: their fingerprints are kept in $XDG_DATA_HOME/riffle/fingerprints and made \
       at the first identify after a scan for the songs that are new or changed (a library \
       song's source is "library" in --json).
@@ -23,6 +23,7 @@ struct Identify: ParsableCommand {
       Examples:
         riffle identify clip.wav                  # against the bundled catalog
         riffle identify clip.mp3 https://apitest.suno.com/api/songs
+        riffle identify clip.m4a ~/Music/Soundtracks   # a folder of music, scanned first
         riffle identify --json clip.wav           # {"title": ..., "offset": ..., "speed": ...}
       """)
 
@@ -35,7 +36,10 @@ struct Identify: ParsableCommand {
 
   @Argument(
     help: ArgumentHelp(
-      "The feed to search, as for the player. None searches the bundled catalog.",
+      """
+      What to search, as for the player: a feed (URL or file), a folder of music or a \
+      playlist file. None searches the bundled catalog.
+      """,
       valueName: "source"))
   var source: String?
 
@@ -48,7 +52,6 @@ struct Identify: ParsableCommand {
   var json = false
 
   func run() throws {
-    let feedURL = try Riffle.resolveSource(source)
     let recording: Data
     let pcm: Data
     var isFolder: ObjCBool = false
@@ -73,14 +76,15 @@ struct Identify: ParsableCommand {
     } catch {
       fail("cannot read '\(file)': \((error as NSError).localizedDescription)")
     }
-    let songs: [Song]
+    let searched: IdentifySource
     do {
-      songs = try FeedSource().loadAllPages(feedURL)
+      searched = try IdentifySource.load(source, note: note)
     } catch {
-      fail("cannot load the feed: \(error.userMessage)")
+      fail(error.message)
     }
+    let songs = searched.songs
     let store = Catalog.cacheStore()
-    let update = store.update(feed: feedURL, songs: songs) { count in
+    let update = store.update(feed: searched.key, songs: songs) { count in
       note("Fingerprinting \(count) new songs...")
     }
     for problem in update.problems { note("skipped \(TextSanitizer.sanitize(problem))") }
@@ -103,7 +107,7 @@ struct Identify: ParsableCommand {
     if json {
       let source =
         inLibrary.map { $0.0.song.id == named.song.id } == true
-        ? LibraryPrints.sourceName : feedURL.absoluteString
+        ? LibraryPrints.sourceName : searched.name
       print(IdentifyResult.json(for: named, match: match, sourceName: source))
     } else {
       print(

@@ -150,6 +150,19 @@ struct IdentifyCommandEndToEndTests {
   func nightWalkLibrary(
     _ name: String, more: (URL, WAVFile) throws -> Void = { _, _ in }
   ) throws -> (melody: WAVFile, music: URL) {
+    let (wav, music) = try nightWalkFolder(name, more: more)
+    for arguments in [["library", "add", music.path], ["library", "scan"]] {
+      let result = try runProgram(
+        TestFiles.riffleBinary, arguments, environment: home.xdgEnvironment)
+      #expect(result.status == 0, "\(arguments): \(result.stderr)")
+    }
+    return (wav, music)
+  }
+
+  /// The same folder, written only: no library knows it.
+  func nightWalkFolder(
+    _ name: String, more: (URL, WAVFile) throws -> Void = { _, _ in }
+  ) throws -> (melody: WAVFile, music: URL) {
     let melody = home.file("melody.wav")
     try Recording.stranger(seconds: 40, to: melody)
     let wav = try WAVFile.read(melody)
@@ -162,12 +175,57 @@ struct IdentifyCommandEndToEndTests {
           extraOptions: ["-c:a", "libmp3lame", "-b:a", "128k"])
       ], source: melody)
     try more(music, wav)
-    for arguments in [["library", "add", music.path], ["library", "scan"]] {
-      let result = try runProgram(
-        TestFiles.riffleBinary, arguments, environment: home.xdgEnvironment)
-      #expect(result.status == 0, "\(arguments): \(result.stderr)")
-    }
     return (wav, music)
+  }
+
+  @Test(
+    "a folder of music or a playlist as the source is searched, the folder scanned first, no library needed"
+  )
+  func folderAndPlaylist() throws {
+    let (wav, music) = try nightWalkFolder("soundtracks")
+    let clip = home.file("folder-clip.wav")
+    try WAVWriter.data(
+      samples: Array(wav.samples[12 * 44_100..<20 * 44_100]), channels: 1, sampleRate: 44_100
+    ).write(to: clip)
+
+    let first = try identify(clip.path, music.path)
+    #expect(first.status == 0, "stderr: \(first.stderr)")
+    #expect(first.stdout == "Night Walk by The Testers at 0:12\n")
+    #expect(first.stderr.contains("Scanning soundtracks..."), "\(first.stderr)")
+    #expect(first.stderr.contains("Fingerprinting 1 new songs"), "\(first.stderr)")
+
+    // The same folder written with a trailing slash is the same source: nothing made again.
+    let again = try identify("--json", clip.path, music.path + "/")
+    #expect(again.status == 0, "stderr: \(again.stderr)")
+    #expect(!again.stderr.contains("Scanning"), "\(again.stderr)")
+    #expect(!again.stderr.contains("Fingerprinting"), "\(again.stderr)")
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any])
+    #expect(object["source"] as? String == music.path)
+    #expect(object["title"] as? String == "Night Walk")
+    #expect(abs(try #require(object["offset"] as? Double) - 12) < 0.2)
+
+    // The folder was not added to the library: the bundled catalog's clip is not named
+    // from it, and a clip of the folder's song is not named against the catalog alone.
+    let alone = try identify(clip.path)
+    #expect(alone.status == 1, "\(alone.stdout)")
+
+    // A playlist of the song, by a path relative to the playlist.
+    let playlist = home.file("walks.m3u")
+    try Data("#EXTM3U\nsoundtracks/Testers/Night Walk.mp3\nnowhere/gone.mp3\n".utf8)
+      .write(to: playlist)
+    let listed = try identify("--json", clip.path, playlist.path)
+    #expect(listed.status == 0, "stderr: \(listed.stderr)")
+    #expect(listed.stdout.contains("\"title\":\"Night Walk\""), "\(listed.stdout)")
+    #expect(listed.stdout.contains("walks.m3u"), "\(listed.stdout)")
+
+    // A folder with no music in it: said, and no song matched.
+    let empty = home.file("empty")
+    try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+    let none = try identify(clip.path, empty.path)
+    #expect(none.status == 1)
+    #expect(none.stdout == "No song matched\n")
+    #expect(none.stderr.contains("no music found in empty"), "\(none.stderr)")
   }
 
   @Test("with a library added and scanned, a clip of a library song names it (source library)")

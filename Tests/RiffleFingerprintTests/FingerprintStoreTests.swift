@@ -84,6 +84,15 @@ struct FingerprintStoreTests {
     #expect(
       StoreNames.source(ofKey: URL(string: "http://127.0.0.1:8080/f.json?key=abc")!)
         == "the feed at 127.0.0.1")
+    #expect(
+      StoreNames.source(ofKey: URL(fileURLWithPath: "/home/u/Music/Soundtracks", isDirectory: true))
+        == "the folder Soundtracks")
+    #expect(
+      StoreNames.source(ofKey: URL(fileURLWithPath: "/home/u/lists/road trip.m3u8"))
+        == "the playlist road trip.m3u8")
+    #expect(
+      StoreNames.source(ofKey: URL(string: "https://u:pw@example.com/mix.pls?token=t")!)
+        == "the playlist at example.com")
   }
 
   @Test("a song added to the feed is the only one fingerprinted; a removed one is dropped")
