@@ -291,11 +291,12 @@ public final class FingerprintIndex: @unchecked Sendable {
     _ songs: [[FingerprintMatch]], denseFrom: Int, _ recording: Recording,
     memo: inout EvidenceMemo
   ) -> [(score: Int, best: FingerprintMatch)] {
-    songs.enumerated().map { number, offsets in
+    let frames = recording.probe.frames
+    return songs.enumerated().map { number, offsets in
       // The song's print is read once, and only when an alignment is new.
       var print: (peaks: [Peak], bits: [UInt32])?
       var read = false
-      let evidences = offsets.map { alignment in
+      func measured(_ alignment: FingerprintMatch) -> Double {
         let key = AlignmentKey(
           song: alignment.songNumber, offset: alignment.offsetFrames, speed: alignment.speed)
         if let known = memo[key] { return known }
@@ -307,11 +308,42 @@ public final class FingerprintIndex: @unchecked Sendable {
         memo[key] = value
         return value
       }
-      let most = evidences.indices.max { evidences[$0] < evidences[$1] } ?? 0
-      var best = evidences[0] >= evidences[most] - Self.evidenceTie ? offsets[0] : offsets[most]
-      best.evidence = evidences[most]
+      // Each alignment as the hashes placed it and, unless they found it at speed 1, at speed
+      // 1 through the same moment: placed where it agrees more, its evidence there counted
+      // `speedOnePenalty` less ("Checked at speed 1 too").
+      let checked = offsets.map { alignment in
+        let found = measured(alignment)
+        guard parameters.checksAtSpeedOne, let atOne = atSpeedOne(alignment, frames: frames)
+        else { return (alignment: alignment, evidence: found) }
+        let evidence = measured(atOne)
+        guard evidence > found else { return (alignment, found) }
+        return (atOne, max(found, evidence - parameters.speedOnePenalty))
+      }
+      let most = checked.indices.max { checked[$0].evidence < checked[$1].evidence } ?? 0
+      var best =
+        checked[0].evidence >= checked[most].evidence - Self.evidenceTie
+        ? checked[0].alignment : checked[most].alignment
+      best.evidence = checked[most].evidence
       return (number < denseFrom ? offsets[0].score : 0, best)
     }
+  }
+
+  /// `alignment` at speed 1, lined up on the same song frame at the middle of a recording of
+  /// `frames`; nil when it is at speed 1 already or further from it than `speedOneWithin`.
+  /// A recording made in a room plays at speed 1, but its bass, often all the voices over it
+  /// leave, agrees nearly as well a step or three off (a bin of 30 moved by 1.5% is still bin
+  /// 30; 5 s drift by 3 frames): the hashes then pick a speed by chance, at which the song's
+  /// higher peaks and bands miss the recording's.
+  func atSpeedOne(_ alignment: FingerprintMatch, frames: Int) -> FingerprintMatch? {
+    guard alignment.speed != 1, abs(alignment.speed - 1) <= parameters.speedOneWithin + 1e-9
+    else { return nil }
+    var atOne = alignment
+    atOne.offsetFrames =
+      alignment.offsetFrames + Int((Double(frames) / 2 * (alignment.speed - 1)).rounded())
+    atOne.offset = max(0, Double(atOne.offsetFrames) * parameters.frameSeconds)
+    atOne.speed = 1
+    atOne.refinedSpeed = nil
+    return atOne
   }
 
   /// Evidence within this of a song's most is as good, for choosing where in it the

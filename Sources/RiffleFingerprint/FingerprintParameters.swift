@@ -105,6 +105,18 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// of one make, the same sounds at the same tempo, move their bands alike where their notes
   /// differ)...
   public var bitsOverPeaks: Double = 3
+  /// Each alignment the hashes found at another speed is checked at speed 1 too, through the
+  /// same moment, and placed where it agrees more (docs/fingerprinting.md, "Checked at speed
+  /// 1 too")...
+  public var checksAtSpeedOne = true
+  /// ...when it was found within this of speed 1: there a bass line's pairs agree nearly
+  /// alike (a bin of 28 moved by 2% is still within its rounding), further off the song's
+  /// higher peaks, which move by bins, tell the speed themselves.
+  public var speedOneWithin: Double = 0.02
+  /// ...its evidence there counted this much less, never less than at the speed found: the
+  /// better of two tries is higher than either by chance (a stranger of the synthesized songs
+  /// rose from 10.4 to 11.3, over the floor of 10.5).
+  public var speedOnePenalty: Double = 1
   public var alignmentsPerSong = 8
   /// ...and the song with the most evidence at its best offset is the answer when it has at
   /// least this much...

@@ -70,6 +70,9 @@ enum FingerprintBench {
     int("MIN_ROW_CAP", &p.minRowCap)
     int("CHECKED_CANDIDATES", &p.checkedCandidates)
     int("ALIGNMENTS_PER_SONG", &p.alignmentsPerSong)
+    if let v = env["RIFFLE_FP_CHECK_AT_SPEED_ONE"].flatMap(Int.init) { p.checksAtSpeedOne = v != 0 }
+    double("SPEED_ONE_WITHIN", &p.speedOneWithin)
+    double("SPEED_ONE_PENALTY", &p.speedOnePenalty)
     double("MIN_EVIDENCE_WITH_HASHES", &p.minEvidenceWithHashes)
     double("MIN_EVIDENCE_WITH_STRONG_HASHES", &p.minEvidenceWithStrongHashes)
     int("STRONG_HASHES", &p.strongHashes)

@@ -220,6 +220,48 @@ struct CheckTests {
     #expect(index.match(stranger) == nil)
   }
 
+  @Test("an alignment the hashes placed a few speed steps off is checked at speed 1 too")
+  func checkedAtSpeedOne() throws {
+    let fingerprinter = Fingerprinter()
+    let song = melody(seconds: 20, seed: 41)
+    let print = fingerprinter.print(id: "s", mono: song)
+    let heard = fingerprinter.recording(
+      mono: zip(Array(song[132_300..<352_800]), voices(seconds: 5, seed: 3)).map { $0 + $1 })
+    let index = FingerprintIndex(songs: [print])
+    let truth = try #require(index.match(heard))
+    #expect(truth.speed == 1)
+    #expect(index.atSpeedOne(truth, frames: heard.probe.frames) == nil)
+
+    // The same moment as hashes voting at 1.02 would place it: the middle frame lines up.
+    let frames = heard.probe.frames
+    var off = truth
+    off.speed = 1.02
+    off.offsetFrames = truth.offsetFrames - Int((Double(frames) / 2 * 0.02).rounded())
+    let atOne = try #require(index.atSpeedOne(off, frames: frames))
+    #expect(atOne.speed == 1 && abs(atOne.offsetFrames - truth.offsetFrames) <= 1)
+    #expect(abs(atOne.offset - Double(atOne.offsetFrames) * index.parameters.frameSeconds) < 1e-9)
+    let missed = index.evidence(for: off, with: heard)
+    let found = index.evidence(for: atOne, with: heard)
+    #expect(found > missed + 2, "at 1.02 \(missed), at 1 \(found)")
+    // Further off, the song's higher peaks tell the speed: no second try.
+    var further = off
+    further.speed = 1.03
+    #expect(index.atSpeedOne(further, frames: frames) == nil)
+
+    var memo = FingerprintIndex.EvidenceMemo()
+    let checked = index.checked([[off]], denseFrom: 1, heard, memo: &memo)
+    #expect(checked[0].best.speed == 1)
+    // Counted a little less: the better of two tries is higher than either by chance.
+    #expect(checked[0].best.evidence == max(missed, found - index.parameters.speedOnePenalty))
+    var p = index.parameters
+    p.checksAtSpeedOne = false
+    var alone = FingerprintIndex.EvidenceMemo()
+    let unchecked = FingerprintIndex(songs: [print], parameters: p)
+      .checked([[off]], denseFrom: 1, heard, memo: &alone)
+    #expect(unchecked[0].best.speed == 1.02)
+    #expect(unchecked[0].best.evidence == missed)
+  }
+
   @Test("the search again at speed 1 with denser peaks answers only what the first left unnamed")
   func denseSearchOnlyAfter() throws {
     let fingerprinter = Fingerprinter()
