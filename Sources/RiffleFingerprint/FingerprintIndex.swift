@@ -472,7 +472,22 @@ public final class FingerprintIndex: @unchecked Sendable {
     let peaks =
       recording.probe.agreement(
         peaks: stored.peaks, offsetFrames: alignment.offsetFrames, speed: alignment.speed) ?? 0
-    return (peaks + min(bits, max(0, peaks) + parameters.bitsOverPeaks)) / 2.0.squareRoot()
+    return Self.evidence(
+      peaks: peaks, bits: bits,
+      seconds: Double(recording.probe.frames) * parameters.frameSeconds, parameters: parameters)
+  }
+
+  /// The evidence of the peaks' and the bits' agreement: (peaks + bits) / sqrt 2, the bits
+  /// counting at most `bitsOverPeaks` more than the peaks (songs of one make move their bands
+  /// alike where their notes differ), unless they agree by `bitsInFull` or more (growing with
+  /// the square root of a recording longer than `evidenceSeconds`): no song of one make
+  /// agrees so, only the song itself, whose peaks a phone line may have taken (its bass).
+  static func evidence(
+    peaks: Double, bits: Double, seconds: Double, parameters p: FingerprintParameters
+  ) -> Double {
+    let growth = (max(seconds, p.evidenceSeconds) / max(1e-9, p.evidenceSeconds)).squareRoot()
+    let counted = bits >= p.bitsInFull * growth ? bits : min(bits, max(0, peaks) + p.bitsOverPeaks)
+    return (peaks + counted) / 2.0.squareRoot()
   }
 
   /// How far a candidate's bits agree with the recording's (`BandBits.agreement`), lined up

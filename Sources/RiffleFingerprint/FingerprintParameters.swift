@@ -105,6 +105,11 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// of one make, the same sounds at the same tempo, move their bands alike where their notes
   /// differ)...
   public var bitsOverPeaks: Double = 3
+  /// ...unless they agree by at least this much (for a recording of `evidenceSeconds`, growing
+  /// with the square root of a longer one's length): then in full. The synthesized strangers'
+  /// songs of one make agree by up to 29 at 5 s and 34.5 at 10 s; a song heard through a phone
+  /// line, its bass gone, by 41 with its peaks at 7.9 (docs/fingerprinting.md, "Bits in full").
+  public var bitsInFull: Double = 35
   /// Each alignment the hashes found at another speed is checked at speed 1 too, through the
   /// same moment, and placed where it agrees more (docs/fingerprinting.md, "Checked at speed
   /// 1 too")...

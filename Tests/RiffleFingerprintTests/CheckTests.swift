@@ -220,6 +220,29 @@ struct CheckTests {
     #expect(index.match(stranger) == nil)
   }
 
+  @Test(
+    "bits count at most a little more than the peaks, but in full where no other song agrees so")
+  func bitsInFull() {
+    let p = FingerprintParameters()
+    let root2 = 2.0.squareRoot()
+    // Songs of one make: their bands move alike, their notes differ.
+    #expect(
+      FingerprintIndex.evidence(peaks: 4, bits: 29, seconds: 5, parameters: p) == (4 + 7) / root2)
+    #expect(
+      FingerprintIndex.evidence(peaks: -2, bits: 10, seconds: 5, parameters: p) == (-2 + 3) / root2)
+    #expect(
+      FingerprintIndex.evidence(peaks: 9, bits: 5, seconds: 5, parameters: p) == (9 + 5) / root2)
+    // The song itself through a phone line: its bass, and most of its peaks, gone.
+    #expect(
+      FingerprintIndex.evidence(peaks: 7.9, bits: 41, seconds: 5, parameters: p) == (7.9 + 41)
+        / root2)
+    // The bar grows with the recording, as chance agreement of one make does.
+    #expect(
+      FingerprintIndex.evidence(peaks: 7, bits: 41, seconds: 10, parameters: p) == (7 + 10) / root2)
+    #expect(
+      FingerprintIndex.evidence(peaks: 7, bits: 50, seconds: 10, parameters: p) == (7 + 50) / root2)
+  }
+
   @Test("an alignment the hashes placed a few speed steps off is checked at speed 1 too")
   func checkedAtSpeedOne() throws {
     let fingerprinter = Fingerprinter()
