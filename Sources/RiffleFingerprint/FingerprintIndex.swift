@@ -220,9 +220,11 @@ public final class FingerprintIndex: @unchecked Sendable {
 
   /// The candidates with the songs that hold the same audio as the one with the most
   /// evidence (`holdSameAudio`, and their bits agreeing by `sameAudioBits`) taken out, when
-  /// their evidence is within `minEvidenceMargin` of its (else they stand in no rule's way):
-  /// a song the library holds twice agrees with the recording as well as itself, and would
-  /// keep either from being named. The one kept carries their ids (`sameAudio`) and counts
+  /// their evidence is within `minEvidenceMargin` of its, or within `sameAudioEvidenceShare`
+  /// of it (a clear recording's evidence is tens of deviations, and one copy's bits may count
+  /// in full where the other's, a codec apart, are capped): a song the library holds twice
+  /// agrees with the recording as well as itself, and would keep either from being named,
+  /// or be named without its twin. The one kept carries their ids (`sameAudio`) and counts
   /// the most hashes of them; the candidates stay ordered by hashes.
   func mergingSameAudio(_ checked: [(score: Int, best: FingerprintMatch)], frames: Int)
     -> [(score: Int, best: FingerprintMatch)]
@@ -233,7 +235,8 @@ public final class FingerprintIndex: @unchecked Sendable {
       })
     else { return checked }
     let leader = checked[lead].best
-    let near = (leader.evidence ?? 0) - parameters.minEvidenceMargin
+    let most = leader.evidence ?? 0
+    let near = most - max(parameters.minEvidenceMargin, most * parameters.sameAudioEvidenceShare)
     let others = checked.indices.filter { $0 != lead && (checked[$0].best.evidence ?? 0) > near }
     // The leader's print is read once, and another's only when it is near.
     guard !others.isEmpty, let leaderPrint = stored(ofSong: leader.songNumber) else {

@@ -157,6 +157,11 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// recording by 45 and more; songs of one synthesizer, alike beyond any real music, by
   /// under 30).
   public var sameAudioBits: Double = 35
+  /// Candidates are compared with the one with the most evidence when theirs is within
+  /// `minEvidenceMargin` of its, or within this share of it: a clear recording agrees with
+  /// two copies by tens of deviations, and a codec that moves one copy's bits under
+  /// `bitsInFull` leaves its evidence far under the other's.
+  public var sameAudioEvidenceShare = 0.5
   /// The evidence thresholds on the evidence alone hold for recordings of this many seconds
   /// or less, and grow with the square root of a longer one's length: a likeness short of the
   /// song itself (one make, one tempo) agrees by more deviations the longer it is heard. The

@@ -73,6 +73,7 @@ enum FingerprintBench {
     if let v = env["RIFFLE_FP_CHECK_AT_SPEED_ONE"].flatMap(Int.init) { p.checksAtSpeedOne = v != 0 }
     double("SPEED_ONE_WITHIN", &p.speedOneWithin)
     double("BITS_IN_FULL", &p.bitsInFull)
+    double("SAME_AUDIO_EVIDENCE_SHARE", &p.sameAudioEvidenceShare)
     double("SPEED_ONE_PENALTY", &p.speedOnePenalty)
     double("MIN_EVIDENCE_WITH_HASHES", &p.minEvidenceWithHashes)
     double("MIN_EVIDENCE_WITH_STRONG_HASHES", &p.minEvidenceWithStrongHashes)
