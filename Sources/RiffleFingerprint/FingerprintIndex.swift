@@ -206,8 +206,7 @@ public final class FingerprintIndex: @unchecked Sendable {
         checked.map {
           MatchRule.Candidate(
             score: $0.score, evidence: $0.best.evidence ?? 0, queryHashes: $0.best.queryHashes)
-        }, seconds: Double(recording.probe.frames) * parameters.frameSeconds,
-        parameters: parameters)
+        }, seconds: seconds(of: recording), parameters: parameters)
     else { return nil }
     var answer = checked[chosen].best
     // A song only the dense search found counts the hashes of its own alignment.
@@ -476,8 +475,12 @@ public final class FingerprintIndex: @unchecked Sendable {
       recording.probe.agreement(
         peaks: stored.peaks, offsetFrames: alignment.offsetFrames, speed: alignment.speed) ?? 0
     return Self.evidence(
-      peaks: peaks, bits: bits,
-      seconds: Double(recording.probe.frames) * parameters.frameSeconds, parameters: parameters)
+      peaks: peaks, bits: bits, seconds: seconds(of: recording), parameters: parameters)
+  }
+
+  /// How long a recording is, in seconds of its frames.
+  func seconds(of recording: Recording) -> Double {
+    Double(recording.probe.frames) * parameters.frameSeconds
   }
 
   /// The evidence of the peaks' and the bits' agreement: (peaks + bits) / sqrt 2, the bits
@@ -488,8 +491,8 @@ public final class FingerprintIndex: @unchecked Sendable {
   static func evidence(
     peaks: Double, bits: Double, seconds: Double, parameters p: FingerprintParameters
   ) -> Double {
-    let growth = (max(seconds, p.evidenceSeconds) / max(1e-9, p.evidenceSeconds)).squareRoot()
-    let counted = bits >= p.bitsInFull * growth ? bits : min(bits, max(0, peaks) + p.bitsOverPeaks)
+    let full = p.bitsInFull * p.evidenceGrowth(seconds: seconds)
+    let counted = bits >= full ? bits : min(bits, max(0, peaks) + p.bitsOverPeaks)
     return (peaks + counted) / 2.0.squareRoot()
   }
 

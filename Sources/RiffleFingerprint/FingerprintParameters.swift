@@ -168,6 +168,12 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// floor under hashes that clear their thresholds (`minEvidenceWithHashes`) does not grow.
   public var evidenceSeconds: Double = 5
 
+  /// How much the evidence thresholds (and `bitsInFull`) grow for a recording of `seconds`:
+  /// the square root of its length beyond `evidenceSeconds`, 1 for a shorter one.
+  public func evidenceGrowth(seconds: Double) -> Double {
+    (max(seconds, evidenceSeconds) / max(1e-9, evidenceSeconds)).squareRoot()
+  }
+
   /// At query time, a hash whose row holds more than this many times the mean row length (and
   /// more than `minRowCap`) is not looked up: such a common pair says little about which song
   /// it is, and costs most of the votes of a large index (0: every row is read).

@@ -35,7 +35,7 @@ public enum MatchRule {
     _ candidates: [Candidate], seconds: Double, parameters p: FingerprintParameters
   ) -> Int? {
     guard let first = candidates.first else { return nil }
-    let growth = (max(seconds, p.evidenceSeconds) / max(1e-9, p.evidenceSeconds)).squareRoot()
+    let growth = p.evidenceGrowth(seconds: seconds)
     if let best = candidates.indices.max(by: { candidates[$0].evidence < candidates[$1].evidence }
     ) {
       let next = candidates.indices.filter { $0 != best }.map { candidates[$0].evidence }.max()
