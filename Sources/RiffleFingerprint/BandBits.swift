@@ -45,6 +45,25 @@ public enum BandBits {
     return sums
   }
 
+  /// Edges of the bass's bands (`FingerprintParameters.bassBandEdges`, bins at speed 1) for a
+  /// recording played `speed` times fast.
+  static func bassEdges(_ p: FingerprintParameters, speed: Double) -> [Int] {
+    p.bassBandEdges.map { max(0, min(p.windowSize / 2, Int((Double($0) * speed).rounded()))) }
+  }
+
+  /// The bass's bits of frames `from..<to` (`bits(sums:...)` over the bass's bands), a byte a
+  /// frame: what voices as loud as the music leave of it.
+  static func bassBits(
+    sums: [Double], width: Int, sumsFirst: Int, from: Int, to: Int, speed: Double,
+    parameters p: FingerprintParameters
+  ) -> [UInt8] {
+    guard p.bassBandEdges.count > 1 else { return [] }
+    return bits(
+      sums: sums, width: width, sumsFirst: sumsFirst, from: from, to: to,
+      edges: bassEdges(p, speed: speed), parameters: p
+    ).map { UInt8(truncatingIfNeeded: $0) }
+  }
+
   /// The highest bin any band reaches at speeds up to `maxSpeed`.
   static func topBin(_ p: FingerprintParameters, maxSpeed: Double) -> Int {
     (edges(p, speed: maxSpeed).last ?? 0) + 1
@@ -56,9 +75,11 @@ public enum BandBits {
     sums: [Double], width: Int, sumsFirst: Int, from: Int, to: Int, edges: [Int],
     parameters p: FingerprintParameters
   ) -> [UInt32] {
+    guard edges.count > 1 else { return [UInt32](repeating: 0, count: max(0, to - from)) }
     let lag = p.bandLag
     let stride = width + 1
     let edges = edges.map { min($0, width) }
+    let bandCount = min(33, edges.count - 1)
     // Each frame's band energies once (a frame serves as `now` and, `lag` frames later, as
     // `before`).
     let first = max(from - lag, sumsFirst, 0)
@@ -90,6 +111,16 @@ public enum BandBits {
     return out
   }
 
+  /// The bass's bits of every frame of a spectrogram, as a song's are stored (speed 1).
+  public static func bassBits(_ spectrogram: Spectrogram, parameters p: FingerprintParameters)
+    -> [UInt8]
+  {
+    let width = topBin(p, maxSpeed: 1)
+    return bassBits(
+      sums: powerSums(spectrogram, upTo: width), width: min(width, spectrogram.bins),
+      sumsFirst: 0, from: 0, to: spectrogram.frames, speed: 1, parameters: p)
+  }
+
   /// The bits of every frame of a spectrogram, as a song's are stored (speed 1).
   public static func bits(_ spectrogram: Spectrogram, parameters p: FingerprintParameters)
     -> [UInt32]
@@ -117,9 +148,9 @@ public enum BandBits {
 extension BandBits {
   /// The best of `agreement` over the offsets `offsetFrames + shift` for each shift in
   /// `shifts`, in one pass over the recording's frames.
-  static func bestAgreement(
-    song: [UInt32], query: [UInt32], offsetFrames: Int, shifts: ClosedRange<Int>,
-    speed: Double, lag: Int
+  static func bestAgreement<Word: FixedWidthInteger>(
+    song: [Word], query: [Word], offsetFrames: Int, shifts: ClosedRange<Int>,
+    speed: Double, lag: Int, bitsPerWord: Int = 32
   ) -> Double {
     let width = shifts.count
     var compared = [Int](repeating: 0, count: width)
@@ -135,7 +166,7 @@ extension BandBits {
           for k in 0..<width {
             let j = base + shifts.lowerBound + k
             guard j >= lag && j < song.count, song[j] != 0 else { continue }
-            compared[k] += 32
+            compared[k] += bitsPerWord
             differing[k] += (song[j] ^ word).nonzeroBitCount
           }
         }
@@ -161,6 +192,8 @@ public struct Recording: Sendable {
   public var densePeaks: [Peak]
   /// Bits by speed step (`FingerprintParameters.speedStepNumber`).
   var bitsByStep: [Int: [UInt32]]
+  /// The bass's bits by speed step (`BandBits.bassBits`).
+  var bassByStep: [Int: [UInt8]]
   /// Where a song's peaks are looked up (`PeakProbe`).
   public var probe: PeakProbe
 
@@ -174,12 +207,22 @@ public struct Recording: Sendable {
     let width = min(BandBits.topBin(p, maxSpeed: 1 + p.maxSpeedChange), spectrogram.bins)
     let sums = BandBits.powerSums(spectrogram, upTo: width)
     var bits: [Int: [UInt32]] = [:]
+    var bass: [Int: [UInt8]] = [:]
     for speed in p.speeds {
       bits[p.speedStepNumber(speed)] = BandBits.bits(
         sums: sums, width: width, sumsFirst: 0, from: 0, to: spectrogram.frames,
         edges: BandBits.edges(p, speed: speed), parameters: p)
+      bass[p.speedStepNumber(speed)] = BandBits.bassBits(
+        sums: sums, width: width, sumsFirst: 0, from: 0, to: spectrogram.frames, speed: speed,
+        parameters: p)
     }
     bitsByStep = bits
+    bassByStep = bass
+  }
+
+  /// Its bass's bits at `speed` (one of the speeds tried), or nil.
+  public func bassBits(speed: Double, parameters: FingerprintParameters) -> [UInt8]? {
+    bassByStep[parameters.speedStepNumber(speed)]
   }
 
   /// Its bits at `speed` (one of the speeds tried), or nil.

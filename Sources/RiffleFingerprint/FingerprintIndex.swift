@@ -22,6 +22,8 @@ public struct FingerprintMatch: Equatable, Sendable {
   /// How far the song's bits and peaks agree with the recording's beyond chance, in standard
   /// deviations (`FingerprintIndex.evidence(for:with:)`), when it was checked.
   public var evidence: Double?
+  /// Its evidence without the bass's bits (`MatchRule.Candidate.evidenceUnderHashes`).
+  var evidenceWithoutBass: Double?
   /// The speed between the steps tried (`speed` is the step whose hashes voted).
   var refinedSpeed: Double?
   /// Other songs of the index that hold the same audio where the recording is (a song held
@@ -143,7 +145,7 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// peaks: what a candidate is checked with. Empty when the record is not there.
   public func bits(ofSong number: Int) -> [UInt32] { stored(ofSong: number)?.bits ?? [] }
 
-  func stored(ofSong number: Int) -> (peaks: [Peak], bits: [UInt32])? {
+  func stored(ofSong number: Int) -> StoredPrint? {
     guard songIDs.indices.contains(number),
       let part = peakSources.last(where: { $0.firstSong <= number })
     else { return nil }
@@ -205,7 +207,9 @@ public final class FingerprintIndex: @unchecked Sendable {
       let chosen = MatchRule.choose(
         checked.map {
           MatchRule.Candidate(
-            score: $0.score, evidence: $0.best.evidence ?? 0, queryHashes: $0.best.queryHashes)
+            score: $0.score, evidence: $0.best.evidence ?? 0, queryHashes: $0.best.queryHashes,
+            evidenceUnderHashes: parameters.bassUnderHashes
+              ? nil : ($0.best.evidenceWithoutBass ?? $0.best.evidence ?? 0))
         }, seconds: seconds(of: recording), parameters: parameters)
     else { return nil }
     var answer = checked[chosen].best
@@ -279,7 +283,17 @@ public final class FingerprintIndex: @unchecked Sendable {
 
   /// Evidence already measured, by song, offset and speed: the search again at speed 1
   /// checks the first search's alignments once.
-  typealias EvidenceMemo = [AlignmentKey: Double]
+  typealias EvidenceMemo = [AlignmentKey: Measures]
+
+  /// What an alignment's check measured: its evidence without the bass's bits and, where
+  /// they were asked (`bassWhereBitsUnder`), with them.
+  struct Measures {
+    var without: Double
+    var withBass: Double?
+
+    /// The evidence: the better of the two.
+    var evidence: Double { max(without, withBass ?? without) }
+  }
 
   struct AlignmentKey: Hashable {
     let song: Int
@@ -296,9 +310,9 @@ public final class FingerprintIndex: @unchecked Sendable {
     let frames = recording.probe.frames
     return songs.enumerated().map { number, offsets in
       // The song's print is read once, and only when an alignment is new.
-      var print: (peaks: [Peak], bits: [UInt32])?
+      var print: StoredPrint?
       var read = false
-      func measured(_ alignment: FingerprintMatch) -> Double {
+      func measured(_ alignment: FingerprintMatch) -> Measures {
         let key = AlignmentKey(
           song: alignment.songNumber, offset: alignment.offsetFrames, speed: alignment.speed)
         if let known = memo[key] { return known }
@@ -306,28 +320,42 @@ public final class FingerprintIndex: @unchecked Sendable {
           print = stored(ofSong: offsets[0].songNumber)
           read = true
         }
-        let value = evidence(for: alignment, with: recording, stored: print)
+        let value = measures(for: alignment, with: recording, stored: print)
         memo[key] = value
         return value
       }
       // Each alignment as the hashes placed it and, unless they found it at speed 1, at speed
       // 1 through the same moment: placed where it agrees more, its evidence there counted
-      // `speedOnePenalty` less ("Checked at speed 1 too").
+      // `speedOnePenalty` less ("Checked at speed 1 too"). The same for the evidence without
+      // the bass's bits, which the rule asks of a song first by hashes.
+      var withoutBass = -Double.infinity
       let checked = offsets.map { alignment in
         let found = measured(alignment)
-        guard parameters.checksAtSpeedOne, let atOne = atSpeedOne(alignment, frames: frames)
-        else { return (alignment: alignment, evidence: found) }
-        let evidence = measured(atOne)
-        guard evidence > found else { return (alignment, found) }
-        return (atOne, max(found, evidence - parameters.speedOnePenalty))
+        let atOne =
+          parameters.checksAtSpeedOne
+          ? atSpeedOne(alignment, frames: frames).map { ($0, measured($0)) } : nil
+        withoutBass = max(
+          withoutBass, Self.better(found.without, atSpeedOne: atOne?.1.without, parameters))
+        guard let atOne, atOne.1.evidence > found.evidence else {
+          return (alignment: alignment, evidence: found.evidence)
+        }
+        return (atOne.0, Self.better(found.evidence, atSpeedOne: atOne.1.evidence, parameters))
       }
       let most = checked.indices.max { checked[$0].evidence < checked[$1].evidence } ?? 0
       var best =
         checked[0].evidence >= checked[most].evidence - Self.evidenceTie
         ? checked[0].alignment : checked[most].alignment
       best.evidence = checked[most].evidence
+      best.evidenceWithoutBass = withoutBass
       return (number < denseFrom ? offsets[0].score : 0, best)
     }
+  }
+
+  /// An alignment's evidence as found, or at speed 1 less `speedOnePenalty` when that is
+  /// more.
+  static func better(_ found: Double, atSpeedOne: Double?, _ p: FingerprintParameters) -> Double {
+    guard let atSpeedOne, atSpeedOne > found else { return found }
+    return max(found, atSpeedOne - p.speedOnePenalty)
   }
 
   /// `alignment` at speed 1, lined up on the same song frame at the middle of a recording of
@@ -467,15 +495,31 @@ public final class FingerprintIndex: @unchecked Sendable {
 
   func evidence(
     for alignment: FingerprintMatch, with recording: Recording,
-    stored: (peaks: [Peak], bits: [UInt32])?
+    stored: StoredPrint?
   ) -> Double {
-    guard let stored else { return 0 }
+    measures(for: alignment, with: recording, stored: stored).evidence
+  }
+
+  func measures(
+    for alignment: FingerprintMatch, with recording: Recording,
+    stored: StoredPrint?
+  ) -> Measures {
+    guard let stored else { return Measures(without: 0) }
     let bits = agreement(of: alignment, with: recording, songBits: stored.bits)
     let peaks =
       recording.probe.agreement(
         peaks: stored.peaks, offsetFrames: alignment.offsetFrames, speed: alignment.speed) ?? 0
-    return Self.evidence(
-      peaks: peaks, bits: bits, seconds: seconds(of: recording), parameters: parameters)
+    let seconds = seconds(of: recording)
+    let without = Self.evidence(
+      peaks: peaks, bits: bits, seconds: seconds, parameters: parameters)
+    guard !stored.bass.isEmpty, bits < parameters.bassWhereBitsUnder else {
+      return Measures(without: without)
+    }
+    let bass = bassAgreement(of: alignment, with: recording, songBass: stored.bass)
+    return Measures(
+      without: without,
+      withBass: Self.evidence(
+        peaks: peaks, bits: bits, bass: bass, seconds: seconds, parameters: parameters))
   }
 
   /// How long a recording is, in seconds of its frames.
@@ -496,6 +540,30 @@ public final class FingerprintIndex: @unchecked Sendable {
     return (peaks + counted) / 2.0.squareRoot()
   }
 
+  /// The evidence with the bass's bits beside the peaks and the bits (asked where the bits
+  /// agree by under `bassWhereBitsUnder`): (peaks + bits + bass) / sqrt 3, less
+  /// `bassPenalty`, the bits counted as without the bass and the bass at most `bassOverPeaks`
+  /// over the peaks (songs of one make share a bass sound and a drum pattern).
+  static func evidence(
+    peaks: Double, bits: Double, bass: Double, seconds: Double,
+    parameters p: FingerprintParameters
+  ) -> Double {
+    let full = p.bitsInFull * p.evidenceGrowth(seconds: seconds)
+    let counted = bits >= full ? bits : min(bits, max(0, peaks) + p.bitsOverPeaks)
+    let bassCounted = min(bass, max(0, peaks) + p.bassOverPeaks)
+    return (peaks + counted + bassCounted) / 3.0.squareRoot() - p.bassPenalty
+  }
+
+  /// How far a candidate's bass's bits agree with the recording's, as `agreement` measures
+  /// the bits. 0 when the song has none.
+  func bassAgreement(
+    of candidate: FingerprintMatch, with recording: Recording, songBass song: [UInt8]
+  ) -> Double {
+    bestAgreement(
+      of: candidate, song: song, bitsPerWord: parameters.bassBandEdges.count - 2
+    ) { recording.bassBits(speed: $0, parameters: parameters) }
+  }
+
   /// How far a candidate's bits agree with the recording's (`BandBits.agreement`), lined up
   /// at its offset and speed: the best over the frames 2 either side and the speed steps
   /// either side (the hashes place a weak candidate a frame or a step off). 0 when the song's
@@ -507,16 +575,28 @@ public final class FingerprintIndex: @unchecked Sendable {
   func agreement(of candidate: FingerprintMatch, with recording: Recording, songBits song: [UInt32])
     -> Double
   {
+    bestAgreement(of: candidate, song: song, bitsPerWord: 32) {
+      recording.bits(speed: $0, parameters: parameters)
+    }
+  }
+
+  /// The best `BandBits` agreement of a song's words with the recording's (`query(speed)`)
+  /// over the frames 2 either side of the candidate's offset and the speed steps either side
+  /// of its speed; 0 when the song has none.
+  private func bestAgreement<Word: FixedWidthInteger>(
+    of candidate: FingerprintMatch, song: [Word], bitsPerWord: Int,
+    query: (Double) -> [Word]?
+  ) -> Double {
     guard !song.isEmpty else { return 0 }
     var best = -Double.infinity
     let step = parameters.speedStep
     for speed in [candidate.speed - step, candidate.speed, candidate.speed + step] {
-      guard let query = recording.bits(speed: speed, parameters: parameters) else { continue }
+      guard let words = query(speed) else { continue }
       best = max(
         best,
         BandBits.bestAgreement(
-          song: song, query: query, offsetFrames: candidate.offsetFrames, shifts: -2...2,
-          speed: speed, lag: parameters.bandLag))
+          song: song, query: words, offsetFrames: candidate.offsetFrames, shifts: -2...2,
+          speed: speed, lag: parameters.bandLag, bitsPerWord: bitsPerWord))
     }
     return best.isFinite ? best : 0
   }
@@ -1078,16 +1158,16 @@ final class MemoryPeaks: @unchecked Sendable {
   private let packed: [(count: Int, bytes: [UInt8])]
 
   init<S: Collection>(_ songs: S) where S.Element == SongPrint {
-    packed = songs.map { ($0.peaks.count, IndexFile.pack($0.peaks, bits: $0.bits)) }
+    packed = songs.map {
+      ($0.peaks.count, IndexFile.pack($0.peaks, bits: $0.bits, bass: $0.bass))
+    }
   }
 
   func peaks(_ song: Int) -> [Peak] { stored(song)?.peaks ?? [] }
 
-  func stored(_ song: Int) -> (peaks: [Peak], bits: [UInt32])? {
+  func stored(_ song: Int) -> StoredPrint? {
     guard packed.indices.contains(song) else { return nil }
     let song = packed[song]
-    return try? song.bytes.withUnsafeBytes {
-      (try IndexFile.unpack($0, count: song.count), try IndexFile.unpackBits($0))
-    }
+    return try? song.bytes.withUnsafeBytes { try StoredPrint(packed: $0, count: song.count) }
   }
 }

@@ -328,7 +328,9 @@ public final class FingerprintStore: Sendable {
         // the prints file keeps them: a print read back equals the one made.
         let peaks = stream.finish()
         return .success(
-          SongPrint(id: song.id, audioKey: key, duration: seconds, peaks: peaks, bits: stream.bits))
+          SongPrint(
+            id: song.id, audioKey: key, duration: seconds, peaks: peaks, bits: stream.bits,
+            bass: stream.bass))
       } catch {
         return .failure(.decode(String(describing: error)))
       }

@@ -38,7 +38,8 @@ public struct Fingerprinter: Sendable {
     return SongPrint(
       id: id, audioKey: audioKey, duration: Double(samples.count) / Double(parameters.inputRate),
       peaks: PeakPicker.peaks(in: spectrogram, parameters: parameters),
-      bits: BandBits.bits(spectrogram, parameters: parameters))
+      bits: BandBits.bits(spectrogram, parameters: parameters),
+      bass: BandBits.bassBits(spectrogram, parameters: parameters))
   }
 
   /// A recording to name, from mono samples at the input rate: its peaks (up to

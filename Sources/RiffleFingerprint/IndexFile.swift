@@ -8,7 +8,7 @@ import Foundation
 /// "RFPI" | version u32 | parameter signature u32 | song count u32
 /// per song: id (u16 length + UTF-8) | audio key (u16 length + UTF-8) | duration f64 bits u64
 ///           | peak count u32 | packed byte count u32 | packed: bit count u32, the bits (u32
-///           each), the peaks
+///           each), bass count u32, the bass's bits (u8 each), the peaks
 /// ```
 ///
 /// A song's landmarks are made from its peaks when wanted (`SongPrint.landmarks`), so the
@@ -17,10 +17,10 @@ import Foundation
 /// peak's, shifted left by 10 bits, or its bin (under 575, `SongPrint.binRange`): two bytes a
 /// peak while peaks are under 16 frames apart, 0.04 KB per second of audio. Before them lie
 /// the song's dense bits (`BandBits`), a word a frame: 0.17 KB per second, read only to check
-/// a candidate.
+/// a candidate; then the bass's bits (`BandBits.bassBits`), a byte a frame: 0.04 KB a second.
 public enum IndexFile {
   public static let magic = Data("RFPI".utf8)
-  public static let version: UInt32 = 5
+  public static let version: UInt32 = 6
   /// Bits of a packed peak that hold its bin.
   static let binBits: UInt64 = 10
 
@@ -52,7 +52,7 @@ public enum IndexFile {
       appendString(&out, song.id)
       appendString(&out, song.audioKey)
       append(&out, song.duration.bitPattern)
-      let packed = pack(song.peaks, bits: song.bits)
+      let packed = pack(song.peaks, bits: song.bits, bass: song.bass)
       append(&out, UInt32(song.peaks.count))
       append(&out, UInt32(packed.count))
       out.append(contentsOf: packed)
@@ -62,12 +62,14 @@ public enum IndexFile {
 
   /// Whole peaks sorted by (frame, bin) with bins in `SongPrint.binRange`, as a print holds
   /// them, packed.
-  static func pack(_ peaks: [Peak], bits: [UInt32] = []) -> [UInt8] {
+  static func pack(_ peaks: [Peak], bits: [UInt32] = [], bass: [UInt8] = []) -> [UInt8] {
     var out: [UInt8] = []
-    out.reserveCapacity(peaks.count * 2 + bits.count * 4 + 8)
+    out.reserveCapacity(peaks.count * 2 + bits.count * 4 + bass.count + 8)
     for word in [UInt32(bits.count)] + bits {
       withUnsafeBytes(of: word.littleEndian) { out.append(contentsOf: $0) }
     }
+    withUnsafeBytes(of: UInt32(bass.count).littleEndian) { out.append(contentsOf: $0) }
+    out += bass
     var previousFrame = 0
     for peak in peaks {
       precondition(
@@ -109,28 +111,40 @@ public enum IndexFile {
         let packed = UnsafeRawBufferPointer(rebasing: bytes[reader.at..<reader.at + packedCount])
         let peaks = try unpack(packed, count: peakCount)
         let bits = try unpackBits(packed)
+        let bass = try unpackBass(packed)
         reader.at += packedCount
         songs.append(
-          SongPrint(id: id, audioKey: key, duration: duration, peaks: peaks, bits: bits))
+          SongPrint(
+            id: id, audioKey: key, duration: duration, peaks: peaks, bits: bits, bass: bass))
       }
       guard reader.remaining == 0 else { throw ReadError.notAnIndex }
       return songs
     }
   }
 
-  /// A packed print's two parts: its bits and its peaks; throws when the bit count does not
-  /// fit the bytes.
+  /// A packed print's three parts: its bits, its bass's bits and its peaks; throws when a
+  /// count does not fit the bytes.
   static func sections(_ bytes: UnsafeRawBufferPointer) throws -> (
-    bits: UnsafeRawBufferPointer, peaks: UnsafeRawBufferPointer
+    bits: UnsafeRawBufferPointer, bass: UnsafeRawBufferPointer, peaks: UnsafeRawBufferPointer
   ) {
-    guard bytes.count >= 4 else { throw ReadError.notAnIndex }
+    guard bytes.count >= 8 else { throw ReadError.notAnIndex }
     let count = Int(UInt32(littleEndian: bytes.loadUnaligned(as: UInt32.self)))
-    guard count <= (bytes.count - 4) / 4 else { throw ReadError.notAnIndex }
+    guard count <= (bytes.count - 8) / 4 else { throw ReadError.notAnIndex }
     let end = 4 + count * 4
+    let bassCount = Int(
+      UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: end, as: UInt32.self)))
+    guard bassCount <= bytes.count - end - 4 else { throw ReadError.notAnIndex }
+    let bassEnd = end + 4 + bassCount
     return (
       UnsafeRawBufferPointer(rebasing: bytes[4..<end]),
-      UnsafeRawBufferPointer(rebasing: bytes[end...])
+      UnsafeRawBufferPointer(rebasing: bytes[(end + 4)..<bassEnd]),
+      UnsafeRawBufferPointer(rebasing: bytes[bassEnd...])
     )
+  }
+
+  /// A packed print's bass's bits back.
+  static func unpackBass(_ bytes: UnsafeRawBufferPointer) throws -> [UInt8] {
+    Array(try sections(bytes).bass)
   }
 
   /// A packed print's bits back.

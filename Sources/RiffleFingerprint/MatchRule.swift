@@ -10,11 +10,17 @@ public enum MatchRule {
     public var evidence: Double
     /// Hashes in the query.
     public var queryHashes: Int
+    /// Its evidence for the second tier, under hashes: without the bass's bits (a drum loop
+    /// two songs of one band share gathers hashes and agrees in the bass alike).
+    public var evidenceUnderHashes: Double
 
-    public init(score: Int, evidence: Double, queryHashes: Int) {
+    public init(
+      score: Int, evidence: Double, queryHashes: Int, evidenceUnderHashes: Double? = nil
+    ) {
       self.score = score
       self.evidence = evidence
       self.queryHashes = queryHashes
+      self.evidenceUnderHashes = evidenceUnderHashes ?? evidence
     }
   }
 
@@ -56,6 +62,6 @@ public enum MatchRule {
       first.score >= p.strongHashes
       && Double(first.score) >= p.strongHashesOverRunnerUp * Double(second)
     let floor = farAhead ? p.minEvidenceWithStrongHashes : p.minEvidenceWithHashes
-    return first.evidence >= floor ? 0 : nil
+    return first.evidenceUnderHashes >= floor ? 0 : nil
   }
 }

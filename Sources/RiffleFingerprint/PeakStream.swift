@@ -20,6 +20,8 @@ public struct PeakStream: Sendable {
   public private(set) var peaks: [Peak] = []
   /// The bits of the frames picked so far (`BandBits`), one word a frame.
   public private(set) var bits: [UInt32] = []
+  /// The bass's bits of the frames picked so far (`BandBits.bassBits`), a byte a frame.
+  public private(set) var bass: [UInt8] = []
 
   public init(parameters: FingerprintParameters = FingerprintParameters()) {
     self.parameters = parameters
@@ -105,8 +107,12 @@ public struct PeakStream: Sendable {
     // The bits of the block's frames, each compared with the frame `bandLag` before it (in
     // the block's context: `contextFrames` covers it).
     let width = min(BandBits.topBin(parameters, maxSpeed: 1), spectrogram.bins)
+    let sums = BandBits.powerSums(spectrogram, upTo: width)
     bits += BandBits.bits(
-      sums: BandBits.powerSums(spectrogram, upTo: width), width: width, sumsFirst: first,
-      from: from, to: to, edges: BandBits.edges(parameters, speed: 1), parameters: parameters)
+      sums: sums, width: width, sumsFirst: first, from: from, to: to,
+      edges: BandBits.edges(parameters, speed: 1), parameters: parameters)
+    bass += BandBits.bassBits(
+      sums: sums, width: width, sumsFirst: first, from: from, to: to, speed: 1,
+      parameters: parameters)
   }
 }

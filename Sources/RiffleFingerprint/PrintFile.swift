@@ -170,7 +170,7 @@ final class PrintFileWriter {
   }
 
   func append(_ print: SongPrint) throws {
-    let packed = IndexFile.pack(print.peaks, bits: print.bits)
+    let packed = IndexFile.pack(print.peaks, bits: print.bits, bass: print.bass)
     try packed.withUnsafeBytes { bytes in
       try append(
         PackedPrint(
@@ -268,7 +268,7 @@ final class PrintFilePeaks: @unchecked Sendable {
   func peaks(_ song: Int) -> [Peak] { stored(song)?.peaks ?? [] }
 
   /// Song `song`'s peaks and bits, or nil when its record is not there as the table says.
-  func stored(_ song: Int) -> (peaks: [Peak], bits: [UInt32])? {
+  func stored(_ song: Int) -> StoredPrint? {
     guard records.indices.contains(song) else { return nil }
     let record = records[song]
     guard record.offset >= 16, (0...PrintRecord.maxLength).contains(record.length) else {
@@ -281,9 +281,7 @@ final class PrintFilePeaks: @unchecked Sendable {
 
   /// One whole record: its id must be `id`, its lengths must fill it exactly and its packed
   /// peaks must have the checksum.
-  static func parse(_ bytes: [UInt8], id: String, checksum: UInt32) throws -> (
-    peaks: [Peak], bits: [UInt32]
-  ) {
+  static func parse(_ bytes: [UInt8], id: String, checksum: UInt32) throws -> StoredPrint {
     var at = 0
     func take(_ n: Int) throws -> ArraySlice<UInt8> {
       guard n >= 0, bytes.count - at >= n else { throw IndexFile.ReadError.truncated }
@@ -303,7 +301,7 @@ final class PrintFilePeaks: @unchecked Sendable {
     return try bytes.withUnsafeBytes {
       let packed = UnsafeRawBufferPointer(rebasing: $0[at...])
       guard PrintRecord.checksum(packed) == checksum else { throw IndexFile.ReadError.notAnIndex }
-      return (try IndexFile.unpack(packed, count: count), try IndexFile.unpackBits(packed))
+      return try StoredPrint(packed: packed, count: count)
     }
   }
 

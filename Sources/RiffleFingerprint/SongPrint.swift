@@ -14,17 +14,21 @@ public struct SongPrint: Equatable, Sendable {
   public private(set) var peaks: [Peak]
   /// Its dense bits, one word a frame (`BandBits`), to check a candidate with.
   public var bits: [UInt32]
+  /// Its bass's bits, a byte a frame (`BandBits.bassBits`).
+  public var bass: [UInt8]
 
   /// A print of `peaks` as picked (fine positions are rounded to whole ones, as
   /// `LandmarkHasher.landmarks` rounds them at speed 1, so the landmarks are the same).
   public init(
-    id: String, audioKey: String, duration: Double, peaks: [Peak], bits: [UInt32] = []
+    id: String, audioKey: String, duration: Double, peaks: [Peak], bits: [UInt32] = [],
+    bass: [UInt8] = []
   ) {
     self.id = id
     self.audioKey = audioKey
     self.duration = duration
     self.peaks = Self.wholePeaks(peaks)
     self.bits = bits
+    self.bass = bass
   }
 
   /// The song's landmarks, as `LandmarkHasher.landmarks(peaks, parameters:)` makes them from
@@ -52,4 +56,19 @@ public struct SongPrint: Equatable, Sendable {
   /// The bins a landmark can hold: anchors below 512 (9 bits of hash), targets up to 63 bins
   /// above them.
   static let binRange = 0..<(512 + 63)
+}
+
+/// What a song's record holds to check a candidate with: its peaks, its bits and its bass's
+/// bits (`FingerprintIndex.evidence`).
+struct StoredPrint {
+  var peaks: [Peak]
+  var bits: [UInt32]
+  var bass: [UInt8]
+
+  /// A packed print (`IndexFile.pack`) of `count` peaks, read back.
+  init(packed: UnsafeRawBufferPointer, count: Int) throws {
+    peaks = try IndexFile.unpack(packed, count: count)
+    bits = try IndexFile.unpackBits(packed)
+    bass = try IndexFile.unpackBass(packed)
+  }
 }

@@ -73,6 +73,11 @@ enum FingerprintBench {
     if let v = env["RIFFLE_FP_CHECK_AT_SPEED_ONE"].flatMap(Int.init) { p.checksAtSpeedOne = v != 0 }
     double("SPEED_ONE_WITHIN", &p.speedOneWithin)
     double("BITS_IN_FULL", &p.bitsInFull)
+    double("BASS_WHERE_BITS_UNDER", &p.bassWhereBitsUnder)
+    double("BASS_OVER_PEAKS", &p.bassOverPeaks)
+    double("BASS_PENALTY", &p.bassPenalty)
+    if let v = env["RIFFLE_FP_BASS_UNDER_HASHES"].flatMap(Int.init) { p.bassUnderHashes = v != 0 }
+    if env["RIFFLE_FP_NO_BASS"] != nil { p.bassBandEdges = [] }
     double("SAME_AUDIO_EVIDENCE_SHARE", &p.sameAudioEvidenceShare)
     double("SPEED_ONE_PENALTY", &p.speedOnePenalty)
     double("MIN_EVIDENCE_WITH_HASHES", &p.minEvidenceWithHashes)
@@ -202,7 +207,14 @@ enum FingerprintBench {
             }
           } else {
             strangerQueries += 1
-            if match != nil { falseMatches += 1 }
+            if let match {
+              falseMatches += 1
+              log(
+                "false match: \(condition.name), stranger \(i) -> \(match.songID) at "
+                  + String(
+                    format: "%.2f s, speed %.3f, evidence %.2f, score %d", match.offset,
+                    match.speed, match.evidence ?? -99, match.score))
+            }
           }
         }
       }

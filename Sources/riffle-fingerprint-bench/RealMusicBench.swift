@@ -847,9 +847,10 @@ enum RealMusicBench {
     }
     var random = SeededRandom(seed: UInt64(copy) &* 2_654_435_761 &+ 1)
     let bits = print.bits.map { $0 ^ UInt32(truncatingIfNeeded: random.next()) }
+    let bass = print.bass.map { $0 ^ UInt8(truncatingIfNeeded: random.next()) }
     return SongPrint(
       id: "\(print.id)#\(copy)", audioKey: print.audioKey, duration: print.duration, peaks: peaks,
-      bits: bits)
+      bits: bits, bass: bass)
   }
 }
 

@@ -307,11 +307,31 @@ struct IndexFileTests {
     let p = FingerprintParameters()
     let data = IndexFile.encode(songs, parameters: p)
     let packed = IndexFile.pack(songs[0].peaks).count
-    // The second song's packed bytes are its bit count alone (4 bytes, no bits, no peaks).
+    // The second song's packed bytes are its bit count and its bass count alone (4 bytes
+    // each, no bits, no peaks).
     #expect(
-      data.count == 16 + (2 + 1 + 2 + 9 + 8 + 4 + 4 + packed) + (2 + 1 + 2 + 9 + 8 + 4 + 4 + 4))
+      data.count == 16 + (2 + 1 + 2 + 9 + 8 + 4 + 4 + packed) + (2 + 1 + 2 + 9 + 8 + 4 + 4 + 8))
     #expect(try IndexFile.decode(data, parameters: p) == songs)
     #expect(songs[0].peaks.count == 50)
+  }
+
+  @Test("a print's bits and its bass's bits are kept beside its peaks and read back")
+  func bitsAndBass() throws {
+    let p = FingerprintParameters()
+    var song = randomPrint("c", seed: 3, count: 20)
+    song.bits = (0..<30).map { UInt32(truncatingIfNeeded: $0 &* 2_654_435_761) }
+    song.bass = (0..<30).map { UInt8(truncatingIfNeeded: $0 &* 37) }
+    let packed = IndexFile.pack(song.peaks, bits: song.bits, bass: song.bass)
+    #expect(packed.count == IndexFile.pack(song.peaks).count + 30 * 4 + 30)
+    let stored = try packed.withUnsafeBytes { try StoredPrint(packed: $0, count: 20) }
+    #expect(stored.peaks == song.peaks && stored.bits == song.bits && stored.bass == song.bass)
+    #expect(try IndexFile.decode(IndexFile.encode([song], parameters: p), parameters: p) == [song])
+    // A bass count beyond the bytes is refused.
+    var cut = packed
+    cut[4 + 30 * 4] = 200
+    #expect(throws: IndexFile.ReadError.self) {
+      try cut.withUnsafeBytes { try StoredPrint(packed: $0, count: 20) }
+    }
   }
 
   @Test("peaks are packed as one varint each of the frame step and the bin")
@@ -323,9 +343,9 @@ struct IndexFileTests {
       Peak(frame: 70_016, bin: 574, prominence: 0),
     ]
     let packed = IndexFile.pack(peaks)
-    // The bit count (4 bytes, no bits); 70,000 << 10 | 300 takes 4 varint bytes; then 301 (2),
-    // 15 << 10 | 9 (2), 1 << 10 | 574 (2).
-    #expect(packed.count == 4 + 4 + 2 + 2 + 2)
+    // The bit count and the bass count (4 bytes each, no bits); 70,000 << 10 | 300 takes 4
+    // varint bytes; then 301 (2), 15 << 10 | 9 (2), 1 << 10 | 574 (2).
+    #expect(packed.count == 4 + 4 + 4 + 2 + 2 + 2)
     let back = try packed.withUnsafeBytes { try IndexFile.unpack($0, count: 4) }
     #expect(back == peaks)
     #expect(throws: IndexFile.ReadError.self) {

@@ -107,24 +107,13 @@ struct ProbeTests {
     let recordings = songs.enumerated().map { i, song in
       mixed(Array(song[220_500..<440_500]), voices(seconds: 5, seed: UInt64(20 + i)), snr: 0)
     }
+    let stranger = mixed(bassLine(seconds: 5, seed: 99), voices(seconds: 5, seed: 77), snr: 0)
     /// How many recordings an index of the songs names, with peaks from `minBin` up.
     func named(minBin: Int) -> Int {
       var p = FingerprintParameters()
       p.minBin = minBin
-      let fingerprinter = Fingerprinter(parameters: p)
-      let index = FingerprintIndex(
-        songs: songs.enumerated().map { fingerprinter.print(id: "s\($0)", mono: $1) },
-        parameters: p)
-      var named = 0
-      for (i, recording) in recordings.enumerated() {
-        let match = index.match(fingerprinter.recording(mono: recording))
-        #expect(match == nil || match?.songID == "s\(i)", "named \(String(describing: match))")
-        if match?.songID == "s\(i)" { named += 1 }
-      }
-      let stranger = fingerprinter.recording(
-        mono: mixed(bassLine(seconds: 5, seed: 99), voices(seconds: 5, seed: 77), snr: 0))
-      #expect(index.match(stranger) == nil)
-      return named
+      return namedRecordings(
+        songs: songs, recordings: recordings, strangers: [stranger], parameters: p)
     }
     // Above 100 Hz (as before the bass was heard) the voices leave nothing to go on.
     let withoutBass = named(minBin: 9)
@@ -132,6 +121,26 @@ struct ProbeTests {
     #expect(withoutBass == 0)
     #expect(withBass >= 2, "named \(withBass) of 6")
   }
+}
+
+/// How many of `recordings` (the i-th a recording of the i-th song) an index of `songs` made
+/// with `p` names, each named right or not at all; no stranger may be named.
+func namedRecordings(
+  songs: [[Float]], recordings: [[Float]], strangers: [[Float]], parameters p: FingerprintParameters
+) -> Int {
+  let fingerprinter = Fingerprinter(parameters: p)
+  let index = FingerprintIndex(
+    songs: songs.enumerated().map { fingerprinter.print(id: "s\($0)", mono: $1) }, parameters: p)
+  var named = 0
+  for (i, recording) in recordings.enumerated() {
+    let match = index.match(fingerprinter.recording(mono: recording))
+    #expect(match == nil || match?.songID == "s\(i)", "named \(String(describing: match))")
+    if match?.songID == "s\(i)" { named += 1 }
+  }
+  for stranger in strangers {
+    #expect(index.match(fingerprinter.recording(mono: stranger)) == nil)
+  }
+  return named
 }
 
 /// `signal` with `noise` over it, scaled so that their powers differ by `snr` dB.
