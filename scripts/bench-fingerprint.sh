@@ -11,7 +11,8 @@
 # --queries-per-song N, --max-songs N, --scale 1000,10000 (that many songs' prints written to a
 # cache folder; riffle identify builds and maps their table: time, peak memory, size; then the
 # query time on the mapped table, and the false matches at that size). RIFFLE_BENCH_SCORES=1
-# logs every query's candidates; RIFFLE_BENCH_DUMP=DIR writes the audio, prints and candidate
+# logs every query's candidates (and a catalog query's song where the query was cut from it:
+# its evidence there, and its rank and votes by hashes); RIFFLE_BENCH_DUMP=DIR writes the audio, prints and candidate
 # alignments for tuning outside the benchmark (docs/fingerprinting.md).
 # The real-music run installs the soundtrack packages, sox (the room, the phone line, speed
 # changes), espeak-ng (babble) and lame through RIFFLE_EXTRA_PACKAGES.

@@ -26,6 +26,8 @@ public struct FingerprintMatch: Equatable, Sendable {
   var evidenceWithoutBass: Double?
   /// The speed between the steps tried (`speed` is the step whose hashes voted).
   var refinedSpeed: Double?
+  /// Found by searching the whole of a small index (`FingerprintIndex.scanned`), not by hashes.
+  public internal(set) var fromScan = false
   /// Other songs of the index that hold the same audio where the recording is (a song held
   /// twice: an album's and a compilation's copy, a remaster), named beside this one, which
   /// agrees the most (`FingerprintIndex.holdSameAudio`).
@@ -183,20 +185,176 @@ public final class FingerprintIndex: @unchecked Sendable {
   public func match(_ recording: Recording) -> FingerprintMatch? {
     let songs = max(2, parameters.checkedCandidates)
     let perSong = max(1, parameters.alignmentsPerSong)
-    let found = alignments(peaks: recording.peaks, songs: songs, perSong: perSong)
+    var found = alignments(peaks: recording.peaks, songs: songs, perSong: perSong)
+    var denseFrom = found.count
     var known = EvidenceMemo()
     if let answer = chosen(
-      checked(found, denseFrom: found.count, recording, memo: &known),
-      recording)
+      checked(found, denseFrom: denseFrom, recording, memo: &known), recording)
     {
       return answer
     }
-    guard recording.densePeaks != recording.peaks else { return nil }
-    let more = addingDense(recording.densePeaks, to: found, songs: songs, perSong: perSong)
-    guard more.songs.joined().count > found.joined().count else { return nil }
-    return chosen(
-      checked(more.songs, denseFrom: more.denseFrom, recording, memo: &known), recording)
+    if recording.densePeaks != recording.peaks {
+      let more = addingDense(recording.densePeaks, to: found, songs: songs, perSong: perSong)
+      if more.songs.joined().count > found.joined().count {
+        if let answer = chosen(
+          checked(more.songs, denseFrom: more.denseFrom, recording, memo: &known), recording)
+        {
+          return answer
+        }
+        (found, denseFrom) = more
+      }
+    }
+    let scanned = addingScanned(recording, to: found)
+    guard scanned.joined().count > found.joined().count else { return nil }
+    return chosen(checked(scanned, denseFrom: denseFrom, recording, memo: &known), recording)
   }
+
+  /// `found` with each song's best alignments at speed 1 by a search of the whole index
+  /// (`scanned`) added: after a song's own where the hashes found it, else as a song of its
+  /// own after the rest (counting no hashes).
+  func addingScanned(_ recording: Recording, to found: [[FingerprintMatch]])
+    -> [[FingerprintMatch]]
+  {
+    var found = found
+    for alignments in scanned(recording) where !alignments.isEmpty {
+      if let at = found.firstIndex(where: { $0[0].songNumber == alignments[0].songNumber }) {
+        found[at] += alignments.filter { new in
+          !found[at].contains {
+            abs($0.offsetFrames - new.offsetFrames) < Int(OffsetVotes.minSeparation)
+          }
+        }
+      } else {
+        found.append(alignments)
+      }
+    }
+    return found
+  }
+
+  /// Each song's `scanAlignmentsPerSong` best offsets at speed 1 (at least
+  /// `OffsetVotes.minSeparation` frames apart) by how far its bits agree with every
+  /// `scanQueryStep`th frame of the recording's, tried every `scanStep` frames where the
+  /// recording lies within the song, then placed to the frame by all of the recording's; none
+  /// when the index is larger than a scan allows (`scanSongs`) or the recording longer than
+  /// `scanMaxRecordingSeconds`.
+  func scanned(_ recording: Recording) -> [[FingerprintMatch]] {
+    let p = parameters
+    guard seconds(of: recording) <= p.scanMaxRecordingSeconds,
+      let query = recording.bits(speed: 1, parameters: p), let songs = scanSongs()
+    else { return [] }
+    let step = max(1, p.scanStep)
+    var at: [Int] = []
+    var words: [UInt32] = []
+    for i in stride(from: p.bandLag, to: query.count, by: max(1, p.scanQueryStep))
+    where query[i] != 0 {
+      at.append(i)
+      words.append(query[i])
+    }
+    guard at.count >= Self.scanMinFrames else { return [] }
+    let span = query.count
+    let keep = max(1, p.scanAlignmentsPerSong)
+    // Each frame compared counts 32 bits (a song's silent frame, all 0, agrees by chance).
+    let compared = Double(32 * at.count)
+    var differing: [Int32] = []
+    var out: [[FingerprintMatch]] = []
+    for (number, song) in songs.enumerated() where song.bits.count >= span {
+      let offsets = (song.bits.count - span) / step + 1
+      differing.removeAll(keepingCapacity: true)
+      differing.append(contentsOf: repeatElement(0, count: offsets))
+      // Offset `slot * step` puts the recording's frame `at[k]` on the song's frame
+      // `slot * step + at[k]`: phase `at[k] % step`, element `slot + at[k] / step`, so each
+      // of the recording's words is compared with a run of one phase, in a loop the compiler
+      // can vectorize.
+      differing.withUnsafeMutableBufferPointer { differing in
+        for k in 0..<at.count {
+          let word = words[k]
+          let from = at[k] / step
+          song.phases[at[k] % step].withUnsafeBufferPointer { phase in
+            let run = UnsafeBufferPointer(rebasing: phase[from..<(from + offsets)])
+            for slot in 0..<offsets {
+              differing[slot] &+= Int32(truncatingIfNeeded: (run[slot] ^ word).nonzeroBitCount)
+            }
+          }
+        }
+      }
+      // The best offsets (the fewest bits differing), each at least `minSeparation` from
+      // those taken before it.
+      var taken: [Int] = []
+      for _ in 0..<keep {
+        var best = -1
+        for slot in differing.indices where best < 0 || differing[slot] < differing[best] {
+          if taken.allSatisfy({ abs($0 - slot * step) >= Int(OffsetVotes.minSeparation) }) {
+            best = slot
+          }
+        }
+        guard best >= 0, compared / 2 > Double(differing[best]) else { break }
+        taken.append(best * step)
+      }
+      // Each placed to the frame, by every frame of the recording.
+      let reach = step / 2 + 1
+      taken = taken.map { offset in
+        let near = (max(0, offset - reach)...(offset + reach)).map { frame in
+          (
+            frame,
+            BandBits.agreement(
+              song: song.bits, query: query, offsetFrames: frame, speed: 1, lag: p.bandLag)
+          )
+        }
+        return near.max { $0.1 < $1.1 }?.0 ?? offset
+      }
+      out.append(
+        taken.map { offset in
+          var one = match(
+            song: number, offset: Int64(offset), score: 0, runnerUp: 0, queryHashes: 0)
+          one.speed = 1
+          one.fromScan = true
+          return one
+        })
+    }
+    return out
+  }
+
+  /// Sampled frames with something in them a recording needs for a scan.
+  static let scanMinFrames = 20
+
+  /// A song's bits as a scan reads them: whole, and split into `scanStep` phases (phase r
+  /// holds frames r, r + step, r + 2 step...).
+  struct ScanSong {
+    let bits: [UInt32]
+    let phases: [[UInt32]]
+  }
+
+  /// Every song's bits, read once for `scanned`; nil when the index holds more than
+  /// `scanMaxSongs` songs or `scanSeconds` of audio (found out once, reading no more of it
+  /// than that).
+  func scanSongs() -> [ScanSong]? {
+    scanLock.withLock {
+      if let known = scanCache { return known }
+      let step = max(1, parameters.scanStep)
+      var all: [ScanSong]? = []
+      if songIDs.count <= parameters.scanMaxSongs {
+        let limit = Int(parameters.scanSeconds / parameters.frameSeconds)
+        var frames = 0
+        for number in songIDs.indices {
+          let bits = bits(ofSong: number)
+          frames += bits.count
+          if frames > limit {
+            all = nil
+            break
+          }
+          let phases = (0..<step).map { r in
+            Array(stride(from: r, to: bits.count, by: step).lazy.map { bits[$0] })
+          }
+          all?.append(ScanSong(bits: bits, phases: phases))
+        }
+      } else {
+        all = nil
+      }
+      scanCache = .some(all)
+      return all
+    }
+  }
+  private let scanLock = NSLock()
+  private var scanCache: [ScanSong]??
 
   /// `MatchRule`'s answer among checked candidates, songs held twice taken as one.
   func chosen(_ candidates: [(score: Int, best: FingerprintMatch)], _ recording: Recording)
@@ -293,6 +451,11 @@ public final class FingerprintIndex: @unchecked Sendable {
 
     /// The evidence: the better of the two.
     var evidence: Double { max(without, withBass ?? without) }
+
+    /// Both `amount` less.
+    func less(_ amount: Double) -> Measures {
+      Measures(without: without - amount, withBass: withBass.map { $0 - amount })
+    }
   }
 
   struct AlignmentKey: Hashable {
@@ -327,15 +490,18 @@ public final class FingerprintIndex: @unchecked Sendable {
       // Each alignment as the hashes placed it and, unless they found it at speed 1, at speed
       // 1 through the same moment: placed where it agrees more, its evidence there counted
       // `speedOnePenalty` less ("Checked at speed 1 too"). The same for the evidence without
-      // the bass's bits, which the rule asks of a song first by hashes.
+      // the bass's bits, which the rule asks of a song first by hashes: of the alignments the
+      // hashes found (a scan's best of thousands of offsets is no backing for its hashes).
       var withoutBass = -Double.infinity
       let checked = offsets.map { alignment in
-        let found = measured(alignment)
+        let found = measured(alignment).less(alignment.fromScan ? parameters.scanPenalty : 0)
         let atOne =
           parameters.checksAtSpeedOne
           ? atSpeedOne(alignment, frames: frames).map { ($0, measured($0)) } : nil
-        withoutBass = max(
-          withoutBass, Self.better(found.without, atSpeedOne: atOne?.1.without, parameters))
+        if !alignment.fromScan {
+          withoutBass = max(
+            withoutBass, Self.better(found.without, atSpeedOne: atOne?.1.without, parameters))
+        }
         guard let atOne, atOne.1.evidence > found.evidence else {
           return (alignment: alignment, evidence: found.evidence)
         }
@@ -346,7 +512,7 @@ public final class FingerprintIndex: @unchecked Sendable {
         checked[0].evidence >= checked[most].evidence - Self.evidenceTie
         ? checked[0].alignment : checked[most].alignment
       best.evidence = checked[most].evidence
-      best.evidenceWithoutBass = withoutBass
+      best.evidenceWithoutBass = withoutBass.isFinite ? withoutBass : 0
       return (number < denseFrom ? offsets[0].score : 0, best)
     }
   }

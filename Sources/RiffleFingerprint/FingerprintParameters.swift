@@ -76,6 +76,24 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// There is no second search when the dense peaks are no more than the first search's
   /// (`denseQueryPeaksPerSecond` and `denseQueryLowPeaksPerSecond` no higher than theirs).
   public var denseCandidates = 2
+  /// When neither search names a song, a small index is searched in full: every song at every
+  /// offset (`scanStep` frames apart) at speed 1, by its bits against every `scanQueryStep`th
+  /// frame of the recording's; each song's `scanAlignmentsPerSong` best offsets are checked as
+  /// the hashes' alignments are, and the rule chooses again. Voices as loud as the music can
+  /// leave a song no pair of peaks the recording picks, while its peaks and bands, looked up,
+  /// agree by 12 to 17 deviations (docs/fingerprinting.md, "The whole of a small index").
+  /// Only for an index of at most `scanSeconds` of audio and `scanMaxSongs` songs (a feed,
+  /// up next, an album or few: about 4 ms a recorded second per hour of songs)...
+  public var scanSeconds: Double = 8 * 3600
+  public var scanMaxSongs = 200
+  /// ...and a recording of at most this long.
+  public var scanMaxRecordingSeconds: Double = 30
+  public var scanStep = 3
+  public var scanQueryStep = 2
+  public var scanAlignmentsPerSong = 4
+  /// The evidence of an offset the scan found counts this much less: the best of thousands of
+  /// offsets agrees more by chance than the best of the few the hashes point at.
+  public var scanPenalty: Double = 1
   /// The target zone: frames after the anchor (dt in minDelta...maxDelta)...
   public var minFrameDelta = 1
   public var maxFrameDelta = 63

@@ -53,6 +53,12 @@ enum FingerprintBench {
     int("DENSE_QUERY_FAN_OUT", &p.denseQueryFanOut)
     int("DENSE_QUERY_LOW_PEAKS_PER_SECOND", &p.denseQueryLowPeaksPerSecond)
     int("DENSE_CANDIDATES", &p.denseCandidates)
+    double("SCAN_SECONDS", &p.scanSeconds)
+    int("SCAN_MAX_SONGS", &p.scanMaxSongs)
+    int("SCAN_STEP", &p.scanStep)
+    int("SCAN_QUERY_STEP", &p.scanQueryStep)
+    int("SCAN_ALIGNMENTS_PER_SONG", &p.scanAlignmentsPerSong)
+    double("SCAN_PENALTY", &p.scanPenalty)
     int("MIN_BIN", &p.minBin)
     int("HOLD_FRAMES", &p.peakHoldFrames)
     float("HOLD_WEIGHT", &p.peakHoldWeight)
@@ -213,7 +219,8 @@ enum FingerprintBench {
                 "false match: \(condition.name), stranger \(i) -> \(match.songID) at "
                   + String(
                     format: "%.2f s, speed %.3f, evidence %.2f, score %d", match.offset,
-                    match.speed, match.evidence ?? -99, match.score))
+                    match.speed, match.evidence ?? -99, match.score)
+                  + (match.fromScan ? ", found by the scan" : ""))
             }
           }
         }

@@ -229,6 +229,9 @@ enum RealMusicBench {
     var wrongSong = 0
     var namedWithTwin = [Int](repeating: 0, count: conditions.count)
     var matchTimes: [Double] = []
+    // Queries nothing was named for: every search they had (the dense one, and a small
+    // index's scan) was made.
+    var unnamedTimes: [Double] = []
     let logScores = ProcessInfo.processInfo.environment["RIFFLE_BENCH_SCORES"] != nil
     for query in queries.values.joined() {
       let song = songs[query.song]
@@ -238,11 +241,21 @@ enum RealMusicBench {
         log(
           "score\t\(conditions[query.condition].name)\t"
             + "\(song.isCatalog ? "catalog" : "stranger")\t"
-            + candidateLog(index, query.recording, right: song.id))
+            + candidateLog(index, query.recording, right: song.id)
+            + trueAlignmentLog(
+              index, query.recording, song: song.id, start: query.start,
+              speed: conditions[query.condition].speed))
       }
       let t0 = FingerprintBench.cpuNow()
       let match = index.match(query.recording)
       matchTimes.append(FingerprintBench.cpuNow() - t0)
+      if match == nil { unnamedTimes.append(matchTimes[matchTimes.count - 1]) }
+      if let match, match.fromScan {
+        log(
+          "found by the scan: \(conditions[query.condition].name), "
+            + (match.songID == song.id ? "right" : song.isCatalog ? "wrong" : "stranger")
+            + String(format: ", evidence %.2f", match.evidence ?? 0))
+      }
       if song.isCatalog {
         asked[query.condition] += 1
         // A song held twice is named with its twin (`FingerprintMatch.sameAudio`).
@@ -271,7 +284,7 @@ enum RealMusicBench {
               + String(
                 format: "%.1f s -> %@ at %.1f s, score %d, runner-up %d, %d hashes",
                 query.start, match.songID, match.offset, match.score, match.runnerUp,
-                match.queryHashes))
+                match.queryHashes) + (match.fromScan ? ", found by the scan" : ""))
         }
       }
     }
@@ -320,6 +333,14 @@ enum RealMusicBench {
           format:
             "| matching one query against %d songs (CPU, recording fingerprinted) | median %.2f ms |",
           catalogPrints.count, 1000 * matchTimes[matchTimes.count / 2]))
+    }
+    unnamedTimes.sort()
+    if !unnamedTimes.isEmpty {
+      print(
+        String(
+          format: "| the same, queries nothing was named for (%d) | median %.2f ms, 95th %.2f ms |",
+          unnamedTimes.count, 1000 * unnamedTimes[unnamedTimes.count / 2],
+          1000 * unnamedTimes[unnamedTimes.count * 95 / 100]))
     }
     let recordingTimes = recordingSeconds.values.joined().sorted()
     if !recordingTimes.isEmpty {
@@ -786,6 +807,37 @@ enum RealMusicBench {
   /// holds the same audio as the song with the most evidence (`FingerprintIndex.sharedPeaks`
   /// around the recording, -1 for that song itself, -2 when too few peaks; and
   /// `FingerprintIndex.bitsAgreement`).
+  /// A catalog query's song at the alignment it was cut from: its evidence, bits and peaks
+  /// there, whether or not the hashes found it ("" for a stranger).
+  static func trueAlignmentLog(
+    _ index: FingerprintIndex, _ recording: Recording, song: String, start: Double,
+    speed: Double
+  ) -> String {
+    guard let number = index.songNumber(of: song) else { return "" }
+    var at = FingerprintMatch(songID: song, offset: start, score: 0, runnerUp: 0, queryHashes: 0)
+    at.offsetFrames = Int((start / index.parameters.frameSeconds).rounded())
+    at.songNumber = number
+    at.speed = speed
+    let bits = index.agreement(of: at, with: recording)
+    let peaks =
+      recording.probe.agreement(
+        peaks: index.peaks(ofSong: number), offsetFrames: at.offsetFrames, speed: speed) ?? 0
+    // Where the hashes put the song among all songs, and its votes near the true offset.
+    func votes(_ peaks: [Peak]) -> String {
+      let all = index.alignments(peaks: peaks, songs: index.songIDs.count, perSong: 16)
+      guard let rank = all.firstIndex(where: { $0.first?.songNumber == number }) else {
+        return "-:0:0"
+      }
+      let near =
+        all[rank].filter { abs($0.offsetFrames - at.offsetFrames) <= 3 }
+        .map(\.score).max() ?? 0
+      return "\(rank + 1):\(all[rank][0].score):\(near)"
+    }
+    return String(
+      format: "\tT:%.2f:%.2f:%.2f", index.evidence(for: at, with: recording), bits, peaks)
+      + "\tV:" + votes(recording.peaks) + "\tD:" + votes(recording.densePeaks)
+  }
+
   static func candidateLog(_ index: FingerprintIndex, _ recording: Recording, right: String)
     -> String
   {

@@ -1,0 +1,103 @@
+import Foundation
+import RiffleTestSupport
+import Testing
+
+@testable import RiffleFingerprint
+
+@Suite("The whole of a small index")
+struct ScanTests {
+  /// Six melodies of 20 s, fingerprinted once, and a recording of 6 s of the third from 7 s
+  /// in under voices as loud as the music (`voices`). None of the parameters a scan reads
+  /// shapes a print or a recording.
+  static let material: (prints: [SongPrint], recording: Recording) = {
+    let fingerprinter = Fingerprinter()
+    let songs = (0..<6).map { melody(seconds: 20, seed: UInt64(30 + $0)) }
+    return (
+      songs.enumerated().map { fingerprinter.print(id: "s\($0)", mono: $1) },
+      fingerprinter.recording(
+        mono: mixed(Array(songs[2][308_700..<573_300]), voices(seconds: 6, seed: 12), snr: 0))
+    )
+  }()
+
+  /// An index of the six made with `p`, and the recording, its peaks kept only when
+  /// `keepPeaks` (without them no hash can find the song); the frame the recording starts at.
+  func setUp(_ p: FingerprintParameters = FingerprintParameters(), keepPeaks: Bool = false)
+    -> (index: FingerprintIndex, recording: Recording, offset: Int)
+  {
+    let index = FingerprintIndex(songs: Self.material.prints, parameters: p)
+    var recording = Self.material.recording
+    if !keepPeaks {
+      recording.peaks = []
+      recording.densePeaks = []
+    }
+    return (index, recording, Int((7 / p.frameSeconds).rounded()))
+  }
+
+  @Test("a song the hashes cannot find is found by its bits at every offset, and named")
+  func scanFindsTheSong() throws {
+    let (index, recording, offset) = setUp()
+    let scanned = index.scanned(recording)
+    #expect(scanned.count == 6)
+    let third = try #require(scanned.first { $0.first?.songNumber == 2 })
+    #expect(third.allSatisfy { $0.speed == 1 && $0.score == 0 })
+    #expect(third.contains { abs($0.offsetFrames - offset) <= 1 }, "\(third.map(\.offsetFrames))")
+    let match = try #require(index.match(recording))
+    #expect(match.songID == "s2")
+    #expect(abs(match.offset - 7) < 0.1, "offset \(match.offset)")
+    #expect(match.speed == 1)
+  }
+
+  @Test("a recording of a song not in the index is not named by the scan")
+  func scanNamesNoStranger() {
+    let p = FingerprintParameters()
+    let fingerprinter = Fingerprinter(parameters: p)
+    let index = setUp().index
+    for seed in 0..<4 {
+      var recording = fingerprinter.recording(
+        mono: mixed(
+          Array(melody(seconds: 8, seed: UInt64(70 + seed)).prefix(264_600)),
+          voices(seconds: 6, seed: UInt64(80 + seed)), snr: 0))
+      recording.peaks = []
+      recording.densePeaks = []
+      #expect(!index.scanned(recording).isEmpty)
+      #expect(index.match(recording) == nil)
+    }
+  }
+
+  @Test("an index of more songs or more audio than a scan allows is not scanned")
+  func scanOnlySmallIndexes() {
+    var fewSongs = FingerprintParameters()
+    fewSongs.scanMaxSongs = 5
+    var fewSeconds = FingerprintParameters()
+    fewSeconds.scanSeconds = 100
+    for p in [fewSongs, fewSeconds] {
+      let (index, recording, _) = setUp(p)
+      #expect(index.scanned(recording).isEmpty)
+      #expect(index.match(recording) == nil)
+    }
+    // A recording longer than a scan is asked for.
+    var shortRecordings = FingerprintParameters()
+    shortRecordings.scanMaxRecordingSeconds = 5
+    let (index, recording, _) = setUp(shortRecordings)
+    #expect(index.scanned(recording).isEmpty)
+  }
+
+  @Test("a scan adds a song's offsets after those the hashes found, not twice")
+  func scanAddsAfterHashes() throws {
+    let (index, recording, _) = setUp(keepPeaks: true)
+    let found = index.alignments(
+      peaks: recording.peaks, songs: 10, perSong: index.parameters.alignmentsPerSong)
+    let added = index.addingScanned(recording, to: found)
+    #expect(added.count >= found.count)
+    for (before, after) in zip(found, added) {
+      #expect(Array(after.prefix(before.count)) == before)
+      let offsets = after.dropFirst(before.count).map(\.offsetFrames)
+      for offset in offsets {
+        #expect(
+          after.filter { abs($0.offsetFrames - offset) < Int(OffsetVotes.minSeparation) }.count
+            == 1)
+      }
+    }
+    #expect(Set(added.map { $0[0].songNumber }).count == added.count)
+  }
+}
