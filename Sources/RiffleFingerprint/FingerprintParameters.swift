@@ -83,7 +83,7 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// leave a song no pair of peaks the recording picks, while its peaks and bands, looked up,
   /// agree by 12 to 17 deviations (docs/fingerprinting.md, "The whole of a small index").
   /// Only for an index of at most `scanSeconds` of audio and `scanMaxSongs` songs (a feed,
-  /// up next, an album or few: about 4 ms a recorded second per hour of songs)...
+  /// up next, an album or a few: about 4.5 ms per hour of songs for a 5 to 10 s recording)...
   public var scanSeconds: Double = 8 * 3600
   public var scanMaxSongs = 200
   /// ...and a recording of at most this long.

@@ -801,14 +801,10 @@ enum RealMusicBench {
         1000 * strangerTimes[min(strangerTimes.count - 1, strangerTimes.count * 95 / 100)]))
   }
 
-  /// A query's candidates for replaying `MatchRule` over a log: each song as R (the right
-  /// song) or W, its most agreeing hashes, and at its offset with the most evidence: the
-  /// evidence, its bits' and its peaks' agreement, that offset in frames, and how far it
-  /// holds the same audio as the song with the most evidence (`FingerprintIndex.sharedPeaks`
-  /// around the recording, -1 for that song itself, -2 when too few peaks; and
-  /// `FingerprintIndex.bitsAgreement`).
   /// A catalog query's song at the alignment it was cut from: its evidence, bits and peaks
-  /// there, whether or not the hashes found it ("" for a stranger).
+  /// there, whether or not the hashes found it (T); and where the hashes put it among all the
+  /// catalog's songs: its rank, its best score and its votes within 3 frames of that offset,
+  /// by the recording's peaks (V) and by its dense peaks (D). "" for a stranger.
   static func trueAlignmentLog(
     _ index: FingerprintIndex, _ recording: Recording, song: String, start: Double,
     speed: Double
@@ -838,6 +834,12 @@ enum RealMusicBench {
       + "\tV:" + votes(recording.peaks) + "\tD:" + votes(recording.densePeaks)
   }
 
+  /// A query's candidates for replaying `MatchRule` over a log: each song as R (the right
+  /// song) or W, its most agreeing hashes, and at its offset with the most evidence: the
+  /// evidence, its bits' and its peaks' agreement, that offset in frames, and how far it
+  /// holds the same audio as the song with the most evidence (`FingerprintIndex.sharedPeaks`
+  /// around the recording, -1 for that song itself, -2 when too few peaks; and
+  /// `FingerprintIndex.bitsAgreement`).
   static func candidateLog(_ index: FingerprintIndex, _ recording: Recording, right: String)
     -> String
   {

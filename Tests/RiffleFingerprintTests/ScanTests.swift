@@ -100,4 +100,28 @@ struct ScanTests {
     }
     #expect(Set(added.map { $0[0].songNumber }).count == added.count)
   }
+
+  @Test("an offset the scan found counts scanPenalty less, and never backs a song's hashes")
+  func scannedOffsetsCountLess() throws {
+    let (index, recording, offset) = setUp(keepPeaks: true)
+    let p = index.parameters
+    #expect(p.scanPenalty > 0)
+    // Song 2 as the hashes might have it, at a chance offset 300 frames off, and as a scan
+    // finds it, where the recording was cut from.
+    let byHashes = index.match(
+      song: 2, offset: Int64(offset + 300), score: 40, runnerUp: 0, queryHashes: 500)
+    var byScan = index.match(song: 2, offset: Int64(offset), score: 0, runnerUp: 0, queryHashes: 0)
+    byScan.fromScan = true
+    let stored = index.stored(ofSong: 2)
+    let there = index.measures(for: byScan, with: recording, stored: stored)
+    let chance = index.measures(for: byHashes, with: recording, stored: stored)
+    #expect(there.evidence > chance.evidence + 5 + p.scanPenalty)
+    var memo = FingerprintIndex.EvidenceMemo()
+    let checked = index.checked([[byHashes, byScan]], denseFrom: 1, recording, memo: &memo)
+    let best = try #require(checked.first?.best)
+    #expect(abs((best.evidence ?? 0) - (there.evidence - p.scanPenalty)) < 1e-9)
+    #expect(best.offsetFrames == offset)
+    #expect(abs((best.evidenceWithoutBass ?? -99) - chance.without) < 1e-9)
+    #expect(checked.first?.score == 40)
+  }
 }
