@@ -232,9 +232,10 @@ public final class FingerprintIndex: @unchecked Sendable {
 
   /// Each song's `scanAlignmentsPerSong` best offsets at speed 1 (at least
   /// `OffsetVotes.minSeparation` frames apart) by how far its bits agree with every
-  /// `scanQueryStep`th frame of the recording's, tried every `scanStep` frames where the
-  /// recording lies within the song, then placed to the frame by all of the recording's; none
-  /// when the index is larger than a scan allows (`scanSongs`) or the recording longer than
+  /// `scanQueryStep`th frame of the recording's (`scanLargeQueryStep`th in an index of over
+  /// `scanLargeSeconds`), tried every `scanStep` frames where the recording lies within the
+  /// song, then placed to the frame by all of the recording's; none when the index is larger
+  /// than a scan allows (`scanSongs`) or the recording longer than
   /// `scanMaxRecordingSeconds`.
   func scanned(_ recording: Recording) -> [[FingerprintMatch]] {
     let p = parameters
@@ -242,9 +243,11 @@ public final class FingerprintIndex: @unchecked Sendable {
       let query = recording.bits(speed: 1, parameters: p), let songs = scanSongs()
     else { return [] }
     let step = max(1, p.scanStep)
+    let queryStep = p.scanQueryStep(
+      indexSeconds: Double(songs.reduce(0) { $0 + $1.bits.count }) * p.frameSeconds)
     var at: [Int] = []
     var words: [UInt32] = []
-    for i in stride(from: p.bandLag, to: query.count, by: max(1, p.scanQueryStep))
+    for i in stride(from: p.bandLag, to: query.count, by: queryStep)
     where query[i] != 0 {
       at.append(i)
       words.append(query[i])

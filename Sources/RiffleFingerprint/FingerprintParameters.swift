@@ -78,22 +78,30 @@ public struct FingerprintParameters: Equatable, Sendable {
   public var denseCandidates = 2
   /// When neither search names a song, a small index is searched in full: every song at every
   /// offset (`scanStep` frames apart) at speed 1, by its bits against every `scanQueryStep`th
-  /// frame of the recording's; each song's `scanAlignmentsPerSong` best offsets are checked as
-  /// the hashes' alignments are, and the rule chooses again. Voices as loud as the music can
+  /// frame of the recording's (every `scanLargeQueryStep`th in an index of over
+  /// `scanLargeSeconds`); each song's `scanAlignmentsPerSong` best offsets are checked as the
+  /// hashes' alignments are, and the rule chooses again. Voices as loud as the music can
   /// leave a song no pair of peaks the recording picks, while its peaks and bands, looked up,
   /// agree by 12 to 17 deviations (docs/fingerprinting.md, "The whole of a small index").
   /// Only for an index of at most `scanSeconds` of audio and `scanMaxSongs` songs (a feed,
-  /// up next, an album or a few: about 4.5 ms per hour of songs for a 5 to 10 s recording)...
+  /// up next, an album or a few: about 10 ms per hour of songs for a 5 to 10 s recording up
+  /// to 5 hours, 5 ms above)...
   public var scanSeconds: Double = 8 * 3600
   public var scanMaxSongs = 200
   /// ...and a recording of at most this long.
   public var scanMaxRecordingSeconds: Double = 30
-  public var scanStep = 3
-  public var scanQueryStep = 2
+  /// Offsets 3 frames apart placed a song that repeats at a repeat rather than the passage
+  /// itself (a frame off, the bits agree far less), and every second frame of a 5 s recording
+  /// missed a song whose bits agree by under 6 (docs/fingerprinting.md, "A finer scan").
+  public var scanStep = 2
+  public var scanQueryStep = 1
+  public var scanLargeSeconds: Double = 5 * 3600
+  public var scanLargeQueryStep = 2
   public var scanAlignmentsPerSong = 4
   /// The evidence of an offset the scan found counts this much less: the best of thousands of
-  /// offsets agrees more by chance than the best of the few the hashes point at.
-  public var scanPenalty: Double = 1
+  /// offsets agrees more by chance than the best of the few the hashes point at (strangers'
+  /// best scanned offsets reach 6; 1 less left a song at 12.1 unnamed, 11.3 asked).
+  public var scanPenalty: Double = 0.5
   /// The target zone: frames after the anchor (dt in minDelta...maxDelta)...
   public var minFrameDelta = 1
   public var maxFrameDelta = 63
@@ -239,6 +247,13 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// Which step of `speeds` a speed is: 0 for 1, 1 for 1 + speedStep, -1 for 1 - speedStep.
   public func speedStepNumber(_ speed: Double) -> Int {
     speedStep > 0 ? Int(((speed - 1) / speedStep).rounded()) : 0
+  }
+
+  /// Every how many of a recording's frames a scan compares in an index of `indexSeconds`
+  /// of audio: `scanQueryStep`, or `scanLargeQueryStep` over `scanLargeSeconds` (the scan's
+  /// time grows with both).
+  public func scanQueryStep(indexSeconds: Double) -> Int {
+    max(1, indexSeconds > scanLargeSeconds ? scanLargeQueryStep : scanQueryStep)
   }
 
   /// The resampling factor from the input rate.

@@ -59,6 +59,8 @@ enum FingerprintBench {
     int("SCAN_QUERY_STEP", &p.scanQueryStep)
     int("SCAN_ALIGNMENTS_PER_SONG", &p.scanAlignmentsPerSong)
     double("SCAN_PENALTY", &p.scanPenalty)
+    double("SCAN_LARGE_SECONDS", &p.scanLargeSeconds)
+    int("SCAN_LARGE_QUERY_STEP", &p.scanLargeQueryStep)
     int("MIN_BIN", &p.minBin)
     int("HOLD_FRAMES", &p.peakHoldFrames)
     float("HOLD_WEIGHT", &p.peakHoldWeight)

@@ -254,7 +254,9 @@ enum RealMusicBench {
         log(
           "found by the scan: \(conditions[query.condition].name), "
             + (match.songID == song.id ? "right" : song.isCatalog ? "wrong" : "stranger")
-            + String(format: ", evidence %.2f", match.evidence ?? 0))
+            + String(
+              format: ", evidence %.2f, at %.2f s (cut at %.2f s)", match.evidence ?? 0,
+              match.offset, query.start))
       }
       if song.isCatalog {
         asked[query.condition] += 1
@@ -266,6 +268,10 @@ enum RealMusicBench {
           if abs(match.speed - conditions[query.condition].speed) <= 0.0025 {
             speedFound[query.condition] += 1
           }
+        } else if match == nil {
+          log(
+            "missed: \(conditions[query.condition].name) of \(song.path) at "
+              + String(format: "%.1f s", query.start))
         } else if let match {
           wrongSong += 1
           log(

@@ -47,6 +47,24 @@ struct ScanTests {
     #expect(match.speed == 1)
   }
 
+  @Test("a scan compares every frame of the recording up to 5 hours of songs, every second above")
+  func scanQueryStepBySize() {
+    let p = FingerprintParameters()
+    #expect(p.scanQueryStep(indexSeconds: 600) == 1)
+    #expect(p.scanQueryStep(indexSeconds: 5 * 3600) == 1)
+    #expect(p.scanQueryStep(indexSeconds: 5 * 3600 + 1) == 2)
+    #expect(p.scanQueryStep(indexSeconds: p.scanSeconds) == 2)
+    var coarse = p
+    coarse.scanQueryStep = 0
+    #expect(coarse.scanQueryStep(indexSeconds: 60) == 1)
+    // The same song is found and placed to the frame either way.
+    var large = p
+    large.scanLargeSeconds = 10
+    let (index, recording, offset) = setUp(large)
+    let third = index.scanned(recording).first { $0.first?.songNumber == 2 } ?? []
+    #expect(third.contains { abs($0.offsetFrames - offset) <= 1 }, "\(third.map(\.offsetFrames))")
+  }
+
   @Test("a recording of a song not in the index is not named by the scan")
   func scanNamesNoStranger() {
     let p = FingerprintParameters()
