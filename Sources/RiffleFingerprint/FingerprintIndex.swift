@@ -181,7 +181,8 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// `MatchRule` chooses among the songs, each at its offset with the most evidence. When it
   /// names none, the recording is searched again at speed 1 with its denser peaks
   /// (`addingDense`: more alignments for the songs found, and a few songs more) and the rule
-  /// chooses again ("Denser at speed 1").
+  /// chooses again ("Denser at speed 1"). A song the hashes named is then placed where it
+  /// agrees the most (`placed`).
   public func match(_ recording: Recording) -> FingerprintMatch? {
     let songs = max(2, parameters.checkedCandidates)
     let perSong = max(1, parameters.alignmentsPerSong)
@@ -191,7 +192,7 @@ public final class FingerprintIndex: @unchecked Sendable {
     if let answer = chosen(
       checked(found, denseFrom: denseFrom, recording, memo: &known), recording)
     {
-      return answer
+      return placed(answer, recording)
     }
     if recording.densePeaks != recording.peaks {
       let more = addingDense(recording.densePeaks, to: found, songs: songs, perSong: perSong)
@@ -199,7 +200,7 @@ public final class FingerprintIndex: @unchecked Sendable {
         if let answer = chosen(
           checked(more.songs, denseFrom: more.denseFrom, recording, memo: &known), recording)
         {
-          return answer
+          return placed(answer, recording)
         }
         (found, denseFrom) = more
       }
@@ -245,67 +246,16 @@ public final class FingerprintIndex: @unchecked Sendable {
     let step = max(1, p.scanStep)
     let queryStep = p.scanQueryStep(
       indexSeconds: Double(songs.reduce(0) { $0 + $1.bits.count }) * p.frameSeconds)
-    var at: [Int] = []
-    var words: [UInt32] = []
-    for i in stride(from: p.bandLag, to: query.count, by: queryStep)
-    where query[i] != 0 {
-      at.append(i)
-      words.append(query[i])
-    }
-    guard at.count >= Self.scanMinFrames else { return [] }
-    let span = query.count
-    let keep = max(1, p.scanAlignmentsPerSong)
-    // Each frame compared counts 32 bits (a song's silent frame, all 0, agrees by chance).
-    let compared = Double(32 * at.count)
+    guard
+      let frames = ScanFrames(
+        query, from: p.bandLag, every: queryStep, step: step, atLeast: Self.scanMinFrames)
+    else { return [] }
     var differing: [Int32] = []
     var out: [[FingerprintMatch]] = []
-    for (number, song) in songs.enumerated() where song.bits.count >= span {
-      let offsets = (song.bits.count - span) / step + 1
-      differing.removeAll(keepingCapacity: true)
-      differing.append(contentsOf: repeatElement(0, count: offsets))
-      // Offset `slot * step` puts the recording's frame `at[k]` on the song's frame
-      // `slot * step + at[k]`: phase `at[k] % step`, element `slot + at[k] / step`, so each
-      // of the recording's words is compared with a run of one phase, in a loop the compiler
-      // can vectorize.
-      differing.withUnsafeMutableBufferPointer { differing in
-        for k in 0..<at.count {
-          let word = words[k]
-          let from = at[k] / step
-          song.phases[at[k] % step].withUnsafeBufferPointer { phase in
-            let run = UnsafeBufferPointer(rebasing: phase[from..<(from + offsets)])
-            for slot in 0..<offsets {
-              differing[slot] &+= Int32(truncatingIfNeeded: (run[slot] ^ word).nonzeroBitCount)
-            }
-          }
-        }
-      }
-      // The best offsets (the fewest bits differing), each at least `minSeparation` from
-      // those taken before it.
-      var taken: [Int] = []
-      for _ in 0..<keep {
-        var best = -1
-        for slot in differing.indices where best < 0 || differing[slot] < differing[best] {
-          if taken.allSatisfy({ abs($0 - slot * step) >= Int(OffsetVotes.minSeparation) }) {
-            best = slot
-          }
-        }
-        guard best >= 0, compared / 2 > Double(differing[best]) else { break }
-        taken.append(best * step)
-      }
-      // Each placed to the frame, by every frame of the recording.
-      let reach = step / 2 + 1
-      taken = taken.map { offset in
-        let near = (max(0, offset - reach)...(offset + reach)).map { frame in
-          (
-            frame,
-            BandBits.agreement(
-              song: song.bits, query: query, offsetFrames: frame, speed: 1, lag: p.bandLag)
-          )
-        }
-        return near.max { $0.1 < $1.1 }?.0 ?? offset
-      }
+    for (number, song) in songs.enumerated() where song.bits.count >= query.count {
       out.append(
-        taken.map { offset in
+        scanOffsets(song, frames, keep: max(1, p.scanAlignmentsPerSong), work: &differing).map {
+          offset in
           var one = match(
             song: number, offset: Int64(offset), score: 0, runnerUp: 0, queryHashes: 0)
           one.speed = 1
@@ -316,6 +266,155 @@ public final class FingerprintIndex: @unchecked Sendable {
     return out
   }
 
+  /// The recording's frames a scan compares: its bits at speed 1 (`query`), and the frames
+  /// sampled (`at`, every query step from `bandLag`, those with something in them) with
+  /// their words; the song's offsets are tried every `step` frames.
+  struct ScanFrames {
+    let query: [UInt32]
+    let at: [Int]
+    let words: [UInt32]
+    let step: Int
+
+    /// Every `queryStep`th frame of `query` from `lag` with something in it; nil when
+    /// fewer than `minimum`.
+    init?(_ query: [UInt32], from lag: Int, every queryStep: Int, step: Int, atLeast minimum: Int) {
+      var at: [Int] = []
+      var words: [UInt32] = []
+      for i in stride(from: lag, to: query.count, by: max(1, queryStep)) where query[i] != 0 {
+        at.append(i)
+        words.append(query[i])
+      }
+      guard at.count >= minimum else { return nil }
+      (self.query, self.at, self.words, self.step) = (query, at, words, max(1, step))
+    }
+  }
+
+  /// A song's `keep` best offsets at speed 1 by how far its bits agree with the sampled
+  /// frames of the recording's, tried every `step` frames where the recording lies within
+  /// the song and at least `OffsetVotes.minSeparation` apart, then placed to the frame by
+  /// all of the recording's; only those agreeing beyond half the bits compared. `work` is
+  /// scratch space, kept between songs.
+  func scanOffsets(_ song: ScanSong, _ frames: ScanFrames, keep: Int, work differing: inout [Int32])
+    -> [Int]
+  {
+    let (at, words, step) = (frames.at, frames.words, frames.step)
+    guard song.bits.count >= frames.query.count, !at.isEmpty else { return [] }
+    // Each frame compared counts 32 bits (a song's silent frame, all 0, agrees by chance).
+    let compared = Double(32 * at.count)
+    let offsets = (song.bits.count - frames.query.count) / step + 1
+    differing.removeAll(keepingCapacity: true)
+    differing.append(contentsOf: repeatElement(0, count: offsets))
+    // Offset `slot * step` puts the recording's frame `at[k]` on the song's frame
+    // `slot * step + at[k]`: phase `at[k] % step`, element `slot + at[k] / step`, so each
+    // of the recording's words is compared with a run of one phase, in a loop the compiler
+    // can vectorize.
+    differing.withUnsafeMutableBufferPointer { differing in
+      for k in 0..<at.count {
+        let word = words[k]
+        let from = at[k] / step
+        song.phases[at[k] % step].withUnsafeBufferPointer { phase in
+          let run = UnsafeBufferPointer(rebasing: phase[from..<(from + offsets)])
+          for slot in 0..<offsets {
+            differing[slot] &+= Int32(truncatingIfNeeded: (run[slot] ^ word).nonzeroBitCount)
+          }
+        }
+      }
+    }
+    // The best offsets (the fewest bits differing), each at least `minSeparation` from
+    // those taken before it.
+    var taken: [Int] = []
+    for _ in 0..<keep {
+      var best = -1
+      for slot in differing.indices where best < 0 || differing[slot] < differing[best] {
+        if taken.allSatisfy({ abs($0 - slot * step) >= Int(OffsetVotes.minSeparation) }) {
+          best = slot
+        }
+      }
+      guard best >= 0, compared / 2 > Double(differing[best]) else { break }
+      taken.append(best * step)
+    }
+    // Each placed to the frame, by every frame of the recording.
+    let reach = step / 2 + 1
+    return taken.map { offset in
+      let near = (max(0, offset - reach)...(offset + reach)).map { frame in
+        (
+          frame,
+          BandBits.agreement(
+            song: song.bits, query: frames.query, offsetFrames: frame, speed: 1,
+            lag: parameters.bandLag)
+        )
+      }
+      return near.max { $0.1 < $1.1 }?.0 ?? offset
+    }
+  }
+
+  /// `answer`, a song the hashes named, placed where the song agrees the most with the
+  /// recording: its song is scanned as a small index is (`scanOffsets`, every offset at speed
+  /// 1), and of its `scanAlignmentsPerSong` best offsets the one that agrees the most
+  /// (`placing`), counted `scanPenalty` less, takes the answer's place when it agrees by more
+  /// than `evidenceTie` over it, with the evidence there. The hashes of a song that repeats
+  /// can agree most at a repeat (a
+  /// chorus, a loop, part of the recording lined up with the song's first seconds) whose
+  /// bits and peaks agree far less than at the passage itself ("Placed where it agrees
+  /// most"). Not for an answer found away from speed 1 (beyond `speedOneWithin`), one the
+  /// scan found, a recording longer than `scanMaxRecordingSeconds` or a song longer than
+  /// `scanSeconds`, or when `placesByScan` is off.
+  func placed(_ answer: FingerprintMatch, _ recording: Recording) -> FingerprintMatch {
+    let p = parameters
+    guard p.placesByScan, !answer.fromScan, abs(answer.speed - 1) <= p.speedOneWithin + 1e-9,
+      seconds(of: recording) <= p.scanMaxRecordingSeconds,
+      let query = recording.bits(speed: 1, parameters: p),
+      let stored = stored(ofSong: answer.songNumber),
+      Double(stored.bits.count) * p.frameSeconds <= p.scanSeconds
+    else { return answer }
+    let step = max(1, p.scanStep)
+    guard
+      let frames = ScanFrames(
+        query, from: p.bandLag, every: max(1, p.scanQueryStep), step: step,
+        atLeast: Self.scanMinFrames)
+    else { return answer }
+    var work: [Int32] = []
+    let offsets = scanOffsets(
+      ScanSong(bits: stored.bits, step: step), frames, keep: max(1, p.scanAlignmentsPerSong),
+      work: &work)
+    var best: (alignment: FingerprintMatch, agreement: Double)?
+    for offset in offsets {
+      var alignment = answer
+      alignment.offsetFrames = offset
+      alignment.offset = max(0, Double(offset) * p.frameSeconds)
+      alignment.speed = 1
+      alignment.refinedSpeed = nil
+      let agreement = placing(alignment, recording, stored) - p.scanPenalty
+      if agreement > best?.agreement ?? -.infinity { best = (alignment, agreement) }
+    }
+    guard var best = best?.alignment,
+      placing(best, recording, stored) - p.scanPenalty
+        > placing(answer, recording, stored) + Self.evidenceTie
+    else { return answer }
+    best.evidence = measures(for: best, with: recording, stored: stored).evidence
+    return best
+  }
+
+  /// How far a song agrees with the recording at an alignment, for choosing where in it the
+  /// recording is: its peaks', bits' and bass's agreement (`measures`) summed over the
+  /// square root of their number, none capped. The caps of the evidence keep a song of the
+  /// recording's make from being named (`bitsOverPeaks`, `bitsInFull`); within one song
+  /// they only make two places that agree alike differ by a jump (bits just over
+  /// `bitsInFull` at one, just under at the other).
+  func placing(_ alignment: FingerprintMatch, _ recording: Recording, _ stored: StoredPrint)
+    -> Double
+  {
+    var parts = [
+      agreement(of: alignment, with: recording, songBits: stored.bits),
+      recording.probe.agreement(
+        peaks: stored.peaks, offsetFrames: alignment.offsetFrames, speed: alignment.speed) ?? 0,
+    ]
+    if !stored.bass.isEmpty {
+      parts.append(bassAgreement(of: alignment, with: recording, songBass: stored.bass))
+    }
+    return parts.reduce(0, +) / Double(parts.count).squareRoot()
+  }
+
   /// Sampled frames with something in them a recording needs for a scan.
   static let scanMinFrames = 20
 
@@ -324,6 +423,13 @@ public final class FingerprintIndex: @unchecked Sendable {
   struct ScanSong {
     let bits: [UInt32]
     let phases: [[UInt32]]
+
+    init(bits: [UInt32], step: Int) {
+      self.bits = bits
+      phases = (0..<max(1, step)).map { r in
+        Array(stride(from: r, to: bits.count, by: max(1, step)).lazy.map { bits[$0] })
+      }
+    }
   }
 
   /// Every song's bits, read once for `scanned`; nil when the index holds more than
@@ -344,10 +450,7 @@ public final class FingerprintIndex: @unchecked Sendable {
             all = nil
             break
           }
-          let phases = (0..<step).map { r in
-            Array(stride(from: r, to: bits.count, by: step).lazy.map { bits[$0] })
-          }
-          all?.append(ScanSong(bits: bits, phases: phases))
+          all?.append(ScanSong(bits: bits, step: step))
         }
       } else {
         all = nil

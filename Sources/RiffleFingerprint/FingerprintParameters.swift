@@ -102,6 +102,10 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// offsets agrees more by chance than the best of the few the hashes point at (strangers'
   /// best scanned offsets reach 6; 1 less left a song at 12.1 unnamed, 11.3 asked).
   public var scanPenalty: Double = 0.5
+  /// A song the hashes named is scanned alone, every offset at speed 1, and placed where it
+  /// agrees the most when that is clearly more than where the hashes placed it
+  /// (`FingerprintIndex.placed`: a song that repeats can gather its hashes at a repeat).
+  public var placesByScan = true
   /// The target zone: frames after the anchor (dt in minDelta...maxDelta)...
   public var minFrameDelta = 1
   public var maxFrameDelta = 63

@@ -264,7 +264,16 @@ enum RealMusicBench {
         if let match, match.songID == song.id || match.sameAudio.contains(song.id) {
           if match.songID != song.id { namedWithTwin[query.condition] += 1 }
           right[query.condition] += 1
-          if abs(match.offset - query.start) <= 0.1 { placed[query.condition] += 1 }
+          if abs(match.offset - query.start) <= 0.1 {
+            placed[query.condition] += 1
+          } else if match.songID == song.id {
+            log(
+              "misplaced: \(conditions[query.condition].name) of \(song.path), "
+                + String(
+                  format: "at %.2f s (cut at %.2f s), speed %.3f, evidence %.2f, score %d",
+                  match.offset, query.start, match.speed, match.evidence ?? 0, match.score)
+                + (match.fromScan ? ", found by the scan" : ""))
+          }
           if abs(match.speed - conditions[query.condition].speed) <= 0.0025 {
             speedFound[query.condition] += 1
           }

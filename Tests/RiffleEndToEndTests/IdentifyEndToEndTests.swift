@@ -60,6 +60,37 @@ enum Recording {
       .write(to: file)
   }
 
+  /// `file` (a mono 44.1 kHz WAV written by `excerpt`) under a steady hum `snr` dB louder
+  /// than it (negative: the hum is louder): tones about 150 Hz apart from 150 Hz to 4.5 kHz,
+  /// of seeded levels and phases, as a fan or a fridge in the room; written over itself.
+  static func hum(_ file: URL, snr: Double) throws {
+    let wav = try WAVFile.read(file)
+    let music = wav.samples.map { Float($0) / 32_768 }
+    var seed: UInt64 = 0x4855_4D
+    func next() -> Double {
+      seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Double(seed >> 11) / Double(1 << 53)
+    }
+    var tones: [(frequency: Double, level: Double, phase: Double)] = []
+    var frequency = 150.0
+    while frequency < 4_500 {
+      tones.append((frequency, 0.3 + 0.7 * next(), 2 * .pi * next()))
+      frequency += 150 * (0.9 + 0.2 * next())
+    }
+    let hum = music.indices.map { i in
+      let t = Double(i) / 44_100
+      return Float(tones.reduce(0) { $0 + $1.level * sin(2 * .pi * $1.frequency * t + $1.phase) })
+    }
+    func power(_ x: [Float]) -> Float { x.reduce(0) { $0 + $1 * $1 } / Float(x.count) }
+    let scale = (power(music) / (power(hum) * Float(pow(10, snr / 10)))).squareRoot()
+    let mixed = zip(music, hum).map { $0 + scale * $1 }
+    let peak = mixed.map(abs).max() ?? 1
+    try WAVWriter.data(
+      samples: WAVWriter.pcm16(mixed.map { 0.6 * $0 / max(peak, 1e-6) }), channels: 1,
+      sampleRate: 44_100
+    ).write(to: file)
+  }
+
   /// A melody no catalog song has: random notes from a seed, with a soft chord under them.
   static func stranger(seconds: Double, to file: URL) throws {
     var seed: UInt64 = 99
@@ -104,6 +135,26 @@ struct IdentifyCommandEndToEndTests {
     #expect(second.status == 0)
     #expect(second.stdout == first.stdout)
     #expect(!second.stderr.contains("Fingerprinting"), "the index was built again")
+  }
+
+  @Test(
+    "a clip under a hum louder than the music is placed where it was cut, not at a likeness")
+  func placedUnderHum() throws {
+    // The hum's tones take the peaks the hashes are made of: those left of the song agree
+    // most where its first seconds resemble the passage. Its bits and peaks agree far more
+    // where the clip was cut from.
+    let clip = home.file("hum.wav")
+    try Recording.excerpt("riffle-002", from: 14.2, seconds: 7, snr: 30, to: clip)
+    try Recording.hum(clip, snr: -15)
+    let song = try Recording.catalogEntry("riffle-002")
+    let result = try identify("--json", clip.path)
+    #expect(result.status == 0, "stderr: \(result.stderr)")
+    let object = try #require(
+      try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+    #expect(object["title"] as? String == song.title)
+    let offset = try #require(object["offset"] as? Double)
+    #expect(abs(offset - 14.2) < 0.15, "offset \(offset)")
+    #expect(object["speed"] as? Double == 1)
   }
 
   @Test("a clip of no catalog song prints No song matched and exits 1")

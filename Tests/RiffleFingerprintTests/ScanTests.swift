@@ -142,4 +142,40 @@ struct ScanTests {
     #expect(abs((best.evidenceWithoutBass ?? -99) - chance.without) < 1e-9)
     #expect(checked.first?.score == 40)
   }
+
+  @Test("a song the hashes placed where it agrees less is placed where it agrees the most")
+  func placedWhereItAgreesMost() throws {
+    let (index, recording, offset) = setUp(keepPeaks: true)
+    let p = index.parameters
+    let stored = index.stored(ofSong: 2)
+    // Song 2 as hashes gathered at a repeat might place it: 300 frames off.
+    var elsewhere = index.match(
+      song: 2, offset: Int64(offset + 300), score: 40, runnerUp: 3, queryHashes: 500)
+    elsewhere.evidence = index.measures(for: elsewhere, with: recording, stored: stored).evidence
+    let moved = index.placed(elsewhere, recording)
+    #expect(abs(moved.offsetFrames - offset) <= 1, "\(moved.offsetFrames)")
+    #expect(abs(moved.offset - 7) < 0.1)
+    #expect(moved.speed == 1 && !moved.fromScan)
+    #expect((moved.evidence ?? 0) > (elsewhere.evidence ?? 0) + FingerprintIndex.evidenceTie)
+    // What the hashes found stays: the song, its hashes, how far it led.
+    #expect(moved.songID == "s2" && moved.score == 40 && moved.runnerUp == 3)
+
+    // Where it agrees as much already, it stays.
+    var there = index.match(
+      song: 2, offset: Int64(offset), score: 40, runnerUp: 3, queryHashes: 500)
+    there.evidence = index.measures(for: there, with: recording, stored: stored).evidence
+    #expect(index.placed(there, recording) == there)
+
+    // Not an answer found away from speed 1, nor one the scan found, nor with it turned off.
+    var fast = elsewhere
+    fast.speed = 1.03
+    #expect(index.placed(fast, recording) == fast)
+    var scanned = elsewhere
+    scanned.fromScan = true
+    #expect(index.placed(scanned, recording) == scanned)
+    var off = p
+    off.placesByScan = false
+    let unplaced = setUp(off, keepPeaks: true).index
+    #expect(unplaced.placed(elsewhere, recording) == elsewhere)
+  }
 }
