@@ -178,4 +178,34 @@ struct ScanTests {
     let unplaced = setUp(off, keepPeaks: true).index
     #expect(unplaced.placed(elsewhere, recording) == elsewhere)
   }
+
+  @Test("a song placed at one of two copies of a passage stays there: they agree alike")
+  func exactRepeatStays() throws {
+    // A passage, another, and the first again, each 430 frames long (1,024 samples a frame
+    // at 44.1 kHz) so that both copies fall on the same frame grid; the recording is 6 s of
+    // the second copy from 2 s in, under voices 5 dB below it.
+    let frame = 1_024
+    let passage = Array(melody(seconds: 10, seed: 51).prefix(430 * frame))
+    let other = Array(melody(seconds: 10, seed: 52).prefix(430 * frame))
+    let song = passage + other + passage
+    let fingerprinter = Fingerprinter()
+    let index = FingerprintIndex(
+      songs: [fingerprinter.print(id: "loop", mono: song)], parameters: fingerprinter.parameters)
+    let start = 860 * frame + 86 * frame
+    let recording = fingerprinter.recording(
+      mono: mixed(Array(song[start..<(start + 258 * frame)]), voices(seconds: 6, seed: 53), snr: 5))
+    let stored = try #require(index.stored(ofSong: 0))
+    for offset in [86, 946] {
+      var answer = index.match(
+        song: 0, offset: Int64(offset), score: 30, runnerUp: 0, queryHashes: 400)
+      answer.evidence = index.measures(for: answer, with: recording, stored: stored).evidence
+      #expect((answer.evidence ?? 0) > 10, "copy at \(offset): \(answer.evidence ?? 0)")
+      #expect(index.placed(answer, recording) == answer, "copy at \(offset) moved")
+    }
+    // Between the copies, where neither is, it is moved to one of them.
+    var between = index.match(song: 0, offset: 500, score: 30, runnerUp: 0, queryHashes: 400)
+    between.evidence = index.measures(for: between, with: recording, stored: stored).evidence
+    let moved = index.placed(between, recording).offsetFrames
+    #expect([86, 946].contains { abs($0 - moved) <= 1 }, "\(moved)")
+  }
 }
