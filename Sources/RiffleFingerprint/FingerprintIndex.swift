@@ -353,10 +353,9 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// 1), and of its `scanAlignmentsPerSong` best offsets the one that agrees the most
   /// (`placing`), counted `scanPenalty` less, takes the answer's place when it agrees by more
   /// than `evidenceTie` over it, with the evidence there. The hashes of a song that repeats
-  /// can agree most at a repeat (a
-  /// chorus, a loop, part of the recording lined up with the song's first seconds) whose
-  /// bits and peaks agree far less than at the passage itself ("Placed where it agrees
-  /// most"). Not for an answer found away from speed 1 (beyond `speedOneWithin`), one the
+  /// can agree most at a repeat (a chorus, a loop, part of the recording lined up with the
+  /// song's first seconds) whose bits and peaks agree far less than at the passage itself
+  /// ("Placed where it agrees most"). Not for an answer found away from speed 1 (beyond `speedOneWithin`), one the
   /// scan found, a recording longer than `scanMaxRecordingSeconds` or a song longer than
   /// `scanSeconds`, or when `placesByScan` is off.
   func placed(_ answer: FingerprintMatch, _ recording: Recording) -> FingerprintMatch {
@@ -387,12 +386,11 @@ public final class FingerprintIndex: @unchecked Sendable {
       let agreement = placing(alignment, recording, stored) - p.scanPenalty
       if agreement > best?.agreement ?? -.infinity { best = (alignment, agreement) }
     }
-    guard var best = best?.alignment,
-      placing(best, recording, stored) - p.scanPenalty
-        > placing(answer, recording, stored) + Self.evidenceTie
+    guard var best, best.agreement > placing(answer, recording, stored) + Self.evidenceTie
     else { return answer }
-    best.evidence = measures(for: best, with: recording, stored: stored).evidence
-    return best
+    let there = measures(for: best.alignment, with: recording, stored: stored)
+    best.alignment.evidence = there.evidence
+    return best.alignment
   }
 
   /// How far a song agrees with the recording at an alignment, for choosing where in it the
