@@ -159,13 +159,16 @@ enum RealMusicBench {
         prints.set(i, nil)
         fingerprintTime.set(i, 0)
       }
-      var random = SeededRandom(seed: options.seed &* 1_000_003 &+ UInt64(i) &* 7919)
       var made: [Query] = []
       var recordingTimes: [Double] = []
       for (c, condition) in conditions.enumerated() {
-        for _ in 0..<options.queriesPerSong {
+        for n in 0..<options.queriesPerSong {
           let needed = condition.seconds * 1.06 + 1
           guard length > needed + 1 else { continue }
+          // Each excerpt and its noise drawn by its own song, condition and number, so a run
+          // of some conditions (`--only`) asks exactly what the whole run asks of them.
+          var random = SeededRandom(
+            seed: querySeed(options.seed, song: i, condition: condition.name, query: n))
           let start = random.unit() * (length - needed)
           var noiseRandom = SeededRandom(seed: random.next())
           do {
@@ -460,6 +463,16 @@ enum RealMusicBench {
     return songs
   }
 
+  /// The seed of one query's draws: where in its song the excerpt starts, and its noise.
+  /// From the condition's name (FNV-1a), not its place in the list, which `--only` changes.
+  static func querySeed(_ seed: UInt64, song: Int, condition: String, query: Int) -> UInt64 {
+    var name: UInt64 = 0xCBF2_9CE4_8422_2325
+    for byte in condition.utf8 { name = (name ^ UInt64(byte)) &* 0x100_0000_01B3 }
+    var mixed = SeededRandom(
+      seed: seed &* 1_000_003 &+ UInt64(song) &* 7919 &+ UInt64(query) &* 104_729 ^ name)
+    return mixed.next()
+  }
+
   /// A query excerpt of `song` changed by the condition's `change`.
   static func make(
     _ condition: Condition, from song: [Float], start: Double, babble: [Float],
@@ -519,7 +532,9 @@ enum RealMusicBench {
   static func runSox(_ arguments: [String], input: [Float]?) throws -> [Float] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-    process.arguments = ["-V1"] + arguments
+    // `-R`: the same output for the same input (sox seeds its dither at random otherwise: a
+    // phone line's excerpt, made 16-bit for the codec, differed from run to run).
+    process.arguments = ["-V1", "-R"] + arguments
     let stdin = Pipe()
     let stdout = Pipe()
     process.standardInput = stdin
