@@ -465,13 +465,16 @@ public final class FingerprintIndex: @unchecked Sendable {
     -> FingerprintMatch?
   {
     let checked = mergingSameAudio(candidates, frames: recording.probe.frames)
+    let rivals = rivals(checked, recording)
     guard
       let chosen = MatchRule.choose(
-        checked.map {
+        zip(checked, rivals).map { candidate, rival in
           MatchRule.Candidate(
-            score: $0.score, evidence: $0.best.evidence ?? 0, queryHashes: $0.best.queryHashes,
+            score: candidate.score, evidence: candidate.best.evidence ?? 0,
+            queryHashes: candidate.best.queryHashes,
             evidenceUnderHashes: parameters.bassUnderHashes
-              ? nil : ($0.best.evidenceWithoutBass ?? $0.best.evidence ?? 0))
+              ? nil : (candidate.best.evidenceWithoutBass ?? candidate.best.evidence ?? 0),
+            rivalEvidence: rival)
         }, seconds: seconds(of: recording), parameters: parameters)
     else { return nil }
     var answer = checked[chosen].best
@@ -481,6 +484,52 @@ public final class FingerprintIndex: @unchecked Sendable {
       checked.indices.filter { $0 != chosen }.map { checked[$0].score }.max() ?? 0
     answer.speed = answer.refinedSpeed ?? answer.speed
     return answer
+  }
+
+  /// Each candidate's evidence as a rival of the one with the most (`MatchRule.Candidate
+  /// .rivalEvidence`; nil: its evidence): less for one within `wideEvidenceMargin` of it that
+  /// shares only a backing with it, their bits agreeing by `sameAudioBits` around the
+  /// recording (the same drums and chords: a loop two tracks are built on, a song and its
+  /// remix) where their peaks do not (or `mergingSameAudio` would have taken them as one).
+  /// Such songs agree with the recording alike in their bands and their bass whichever of
+  /// them it holds, and only the notes over the backing tell them apart: the one with the
+  /// most evidence stands as far clear of it as its peaks agree more ("A backing two songs
+  /// share"). Never more than its evidence; all nil when `sharedBackingByPeaks` is off.
+  func rivals(_ checked: [(score: Int, best: FingerprintMatch)], _ recording: Recording)
+    -> [Double?]
+  {
+    var out = [Double?](repeating: nil, count: checked.count)
+    guard parameters.sharedBackingByPeaks,
+      let lead = checked.indices.max(by: {
+        (checked[$0].best.evidence ?? 0) < (checked[$1].best.evidence ?? 0)
+      })
+    else { return out }
+    let leader = checked[lead].best
+    let most = leader.evidence ?? 0
+    let reach = max(parameters.minEvidenceMargin, parameters.wideEvidenceMargin)
+    let near = checked.indices.filter {
+      $0 != lead && most - (checked[$0].best.evidence ?? 0) < reach
+    }
+    let frames = recording.probe.frames
+    // The leader's print is read once, and another's only when it is near.
+    guard !near.isEmpty, let leaderPrint = stored(ofSong: leader.songNumber),
+      let leaderPeaks = recording.probe.agreement(
+        peaks: leaderPrint.peaks, offsetFrames: leader.offsetFrames, speed: leader.speed)
+    else { return out }
+    for i in near {
+      let other = checked[i].best
+      guard let print = stored(ofSong: other.songNumber),
+        Self.bitsAgreement(
+          (leaderPrint.bits, leader.offsetFrames, leader.speed),
+          (print.bits, other.offsetFrames, other.speed), frames: frames, parameters: parameters)
+          >= parameters.sameAudioBits
+      else { continue }
+      let peaks =
+        recording.probe.agreement(
+          peaks: print.peaks, offsetFrames: other.offsetFrames, speed: other.speed) ?? 0
+      out[i] = min(other.evidence ?? 0, most - (leaderPeaks - peaks))
+    }
+    return out
   }
 
   /// The candidates with the songs that hold the same audio as the one with the most

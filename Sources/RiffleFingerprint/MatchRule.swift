@@ -13,21 +13,26 @@ public enum MatchRule {
     /// Its evidence for the second tier, under hashes: without the bass's bits (a drum loop
     /// two songs of one band share gathers hashes and agrees in the bass alike).
     public var evidenceUnderHashes: Double
+    /// Its evidence as a rival of the candidate with the most, which must stand clear of it:
+    /// less than its evidence when the two share only a backing (`FingerprintIndex.rivals`).
+    public var rivalEvidence: Double
 
     public init(
-      score: Int, evidence: Double, queryHashes: Int, evidenceUnderHashes: Double? = nil
+      score: Int, evidence: Double, queryHashes: Int, evidenceUnderHashes: Double? = nil,
+      rivalEvidence: Double? = nil
     ) {
       self.score = score
       self.evidence = evidence
       self.queryHashes = queryHashes
       self.evidenceUnderHashes = evidenceUnderHashes ?? evidence
+      self.rivalEvidence = rivalEvidence ?? evidence
     }
   }
 
   /// The index of the answer among `candidates` (sorted by score, best first) for a
   /// recording of `seconds`, or nil:
   /// 1. the candidate with the most evidence, when it has `minEvidence` and
-  ///    `minEvidenceMargin` more than any other, or `minEvidenceAlone` and
+  ///    `minEvidenceMargin` more than any other's `rivalEvidence`, or `minEvidenceAlone` and
   ///    `wideEvidenceMargin` more (a chance alignment stays near 0 however many hashes it
   ///    gathered; songs that share a passage agree alike, and then neither is named);
   /// 2. else the first, when its hashes alone clear `OffsetVotes.isConfident`'s thresholds
@@ -44,7 +49,9 @@ public enum MatchRule {
     let growth = p.evidenceGrowth(seconds: seconds)
     if let best = candidates.indices.max(by: { candidates[$0].evidence < candidates[$1].evidence }
     ) {
-      let next = candidates.indices.filter { $0 != best }.map { candidates[$0].evidence }.max()
+      let next = candidates.indices.filter { $0 != best }.map {
+        min(candidates[$0].evidence, candidates[$0].rivalEvidence)
+      }.max()
       let evidence = candidates[best].evidence
       let margin = evidence - max(0, next ?? 0)
       if (evidence >= p.minEvidence * growth && margin >= p.minEvidenceMargin)

@@ -87,6 +87,9 @@ enum FingerprintBench {
     if let v = env["RIFFLE_FP_BASS_UNDER_HASHES"].flatMap(Int.init) { p.bassUnderHashes = v != 0 }
     if env["RIFFLE_FP_NO_BASS"] != nil { p.bassBandEdges = [] }
     if let v = env["RIFFLE_FP_PLACES_BY_SCAN"].flatMap(Int.init) { p.placesByScan = v != 0 }
+    if let v = env["RIFFLE_FP_SHARED_BACKING_BY_PEAKS"].flatMap(Int.init) {
+      p.sharedBackingByPeaks = v != 0
+    }
     double("SAME_AUDIO_EVIDENCE_SHARE", &p.sameAudioEvidenceShare)
     double("SPEED_ONE_PENALTY", &p.speedOnePenalty)
     double("MIN_EVIDENCE_WITH_HASHES", &p.minEvidenceWithHashes)
