@@ -355,9 +355,10 @@ public final class FingerprintIndex: @unchecked Sendable {
   /// than `evidenceTie` over it, with the evidence there. The hashes of a song that repeats
   /// can agree most at a repeat (a chorus, a loop, part of the recording lined up with the
   /// song's first seconds) whose bits and peaks agree far less than at the passage itself
-  /// ("Placed where it agrees most"). Not for an answer found away from speed 1 (beyond `speedOneWithin`), one the
-  /// scan found, a recording longer than `scanMaxRecordingSeconds` or a song longer than
-  /// `scanSeconds`, or when `placesByScan` is off.
+  /// ("Placed where it agrees most"). Not for an answer found away from speed 1 (beyond
+  /// `speedOneWithin`), one the scan found, a recording longer than
+  /// `scanMaxRecordingSeconds` or a song longer than `scanSeconds`, or when `placesByScan` is
+  /// off.
   func placed(_ answer: FingerprintMatch, _ recording: Recording) -> FingerprintMatch {
     let p = parameters
     guard p.placesByScan, !answer.fromScan, abs(answer.speed - 1) <= p.speedOneWithin + 1e-9,
@@ -460,21 +461,21 @@ public final class FingerprintIndex: @unchecked Sendable {
   private let scanLock = NSLock()
   private var scanCache: [ScanSong]??
 
-  /// `MatchRule`'s answer among checked candidates, songs held twice taken as one.
+  /// `MatchRule`'s answer among checked candidates, songs held twice taken as one and songs
+  /// that share only a backing weighed by their peaks (`weighed`).
   func chosen(_ candidates: [(score: Int, best: FingerprintMatch)], _ recording: Recording)
     -> FingerprintMatch?
   {
-    let checked = mergingSameAudio(candidates, frames: recording.probe.frames)
-    let rivals = rivals(checked, recording)
+    let checked = weighed(candidates, recording)
     guard
       let chosen = MatchRule.choose(
-        zip(checked, rivals).map { candidate, rival in
+        checked.map { candidate in
           MatchRule.Candidate(
             score: candidate.score, evidence: candidate.best.evidence ?? 0,
             queryHashes: candidate.best.queryHashes,
             evidenceUnderHashes: parameters.bassUnderHashes
               ? nil : (candidate.best.evidenceWithoutBass ?? candidate.best.evidence ?? 0),
-            rivalEvidence: rival)
+            rivalEvidence: candidate.rival)
         }, seconds: seconds(of: recording), parameters: parameters)
     else { return nil }
     var answer = checked[chosen].best
@@ -486,89 +487,78 @@ public final class FingerprintIndex: @unchecked Sendable {
     return answer
   }
 
-  /// Each candidate's evidence as a rival of the one with the most (`MatchRule.Candidate
-  /// .rivalEvidence`; nil: its evidence): less for one within `wideEvidenceMargin` of it that
-  /// shares only a backing with it, their bits agreeing by `sameAudioBits` around the
-  /// recording (the same drums and chords: a loop two tracks are built on, a song and its
-  /// remix) where their peaks do not (or `mergingSameAudio` would have taken them as one).
-  /// Such songs agree with the recording alike in their bands and their bass whichever of
-  /// them it holds, and only the notes over the backing tell them apart: the one with the
-  /// most evidence stands as far clear of it as its peaks agree more ("A backing two songs
-  /// share"). Never more than its evidence; all nil when `sharedBackingByPeaks` is off.
-  func rivals(_ checked: [(score: Int, best: FingerprintMatch)], _ recording: Recording)
-    -> [Double?]
+  /// The candidates as `MatchRule` weighs them, each near the one with the most evidence (the
+  /// leader) compared with it once, both prints read once, where their bits agree by
+  /// `sameAudioBits` around the recording:
+  /// - a song that also holds the same audio (`holdSameAudio`), with evidence within
+  ///   `minEvidenceMargin` of the leader's or within `sameAudioEvidenceShare` of it, is taken
+  ///   out (a clear recording's evidence is tens of deviations, and one copy's bits may count
+  ///   in full where the other's, a codec apart, are capped): a song the library holds twice
+  ///   agrees with the recording as well as itself, and would keep either from being named,
+  ///   or be named without its twin. The leader carries their ids (`sameAudio`) and counts
+  ///   the most hashes of them;
+  /// - a song within `wideEvidenceMargin` whose peaks do not agree shares only a backing with
+  ///   it (the same drums and chords: a loop two tracks are built on, a song and its remix).
+  ///   Such songs agree with the recording alike in their bands and their bass whichever of
+  ///   them it holds, and only the notes over the backing tell them apart: its `rival`
+  ///   evidence (`MatchRule.Candidate.rivalEvidence`) stands as far under the leader's as its
+  ///   peaks agree less, never over its own ("A backing two songs share"; none when
+  ///   `sharedBackingByPeaks` is off).
+  /// The candidates stay ordered by hashes; `rival` nil is the candidate's own evidence.
+  func weighed(_ checked: [(score: Int, best: FingerprintMatch)], _ recording: Recording)
+    -> [(score: Int, best: FingerprintMatch, rival: Double?)]
   {
-    var out = [Double?](repeating: nil, count: checked.count)
-    guard parameters.sharedBackingByPeaks,
-      let lead = checked.indices.max(by: {
-        (checked[$0].best.evidence ?? 0) < (checked[$1].best.evidence ?? 0)
-      })
-    else { return out }
-    let leader = checked[lead].best
-    let most = leader.evidence ?? 0
-    let reach = max(parameters.minEvidenceMargin, parameters.wideEvidenceMargin)
-    let near = checked.indices.filter {
-      $0 != lead && most - (checked[$0].best.evidence ?? 0) < reach
-    }
-    let frames = recording.probe.frames
-    // The leader's print is read once, and another's only when it is near.
-    guard !near.isEmpty, let leaderPrint = stored(ofSong: leader.songNumber),
-      let leaderPeaks = recording.probe.agreement(
-        peaks: leaderPrint.peaks, offsetFrames: leader.offsetFrames, speed: leader.speed)
-    else { return out }
-    for i in near {
-      let other = checked[i].best
-      guard let print = stored(ofSong: other.songNumber),
-        Self.bitsAgreement(
-          (leaderPrint.bits, leader.offsetFrames, leader.speed),
-          (print.bits, other.offsetFrames, other.speed), frames: frames, parameters: parameters)
-          >= parameters.sameAudioBits
-      else { continue }
-      let peaks =
-        recording.probe.agreement(
-          peaks: print.peaks, offsetFrames: other.offsetFrames, speed: other.speed) ?? 0
-      out[i] = min(other.evidence ?? 0, most - (leaderPeaks - peaks))
-    }
-    return out
-  }
-
-  /// The candidates with the songs that hold the same audio as the one with the most
-  /// evidence (`holdSameAudio`, and their bits agreeing by `sameAudioBits`) taken out, when
-  /// their evidence is within `minEvidenceMargin` of its, or within `sameAudioEvidenceShare`
-  /// of it (a clear recording's evidence is tens of deviations, and one copy's bits may count
-  /// in full where the other's, a codec apart, are capped): a song the library holds twice
-  /// agrees with the recording as well as itself, and would keep either from being named,
-  /// or be named without its twin. The one kept carries their ids (`sameAudio`) and counts
-  /// the most hashes of them; the candidates stay ordered by hashes.
-  func mergingSameAudio(_ checked: [(score: Int, best: FingerprintMatch)], frames: Int)
-    -> [(score: Int, best: FingerprintMatch)]
-  {
+    var out = checked.map { (score: $0.score, best: $0.best, rival: Double?.none) }
     guard
       let lead = checked.indices.max(by: {
         (checked[$0].best.evidence ?? 0) < (checked[$1].best.evidence ?? 0)
       })
-    else { return checked }
+    else { return out }
+    let p = parameters
+    let frames = recording.probe.frames
     let leader = checked[lead].best
     let most = leader.evidence ?? 0
-    let near = most - max(parameters.minEvidenceMargin, most * parameters.sameAudioEvidenceShare)
-    let others = checked.indices.filter { $0 != lead && (checked[$0].best.evidence ?? 0) > near }
+    let twinAbove = most - max(p.minEvidenceMargin, most * p.sameAudioEvidenceShare)
+    let rivalWithin = p.sharedBackingByPeaks ? max(p.minEvidenceMargin, p.wideEvidenceMargin) : 0
+    let near = checked.indices.filter { i in
+      let evidence = checked[i].best.evidence ?? 0
+      return i != lead && (evidence > twinAbove || most - evidence < rivalWithin)
+    }
     // The leader's print is read once, and another's only when it is near.
-    guard !others.isEmpty, let leaderPrint = stored(ofSong: leader.songNumber) else {
-      return checked
-    }
-    let twins = others.filter { i in
+    guard !near.isEmpty, let leaderPrint = stored(ofSong: leader.songNumber) else { return out }
+    let leaderAt = (leaderPrint.peaks, leader.offsetFrames, leader.speed)
+    let leaderPeaks =
+      rivalWithin > 0
+      ? recording.probe.agreement(
+        peaks: leaderPrint.peaks, offsetFrames: leader.offsetFrames, speed: leader.speed) : nil
+    var twins: [Int] = []
+    for i in near {
       let other = checked[i].best
-      guard let print = stored(ofSong: other.songNumber) else { return false }
-      return Self.holdSameAudio(
-        (leaderPrint.peaks, leader.offsetFrames, leader.speed),
-        (print.peaks, other.offsetFrames, other.speed), frames: frames, parameters: parameters)
-        && Self.bitsAgreement(
+      guard let print = stored(ofSong: other.songNumber) else { continue }
+      let evidence = other.evidence ?? 0
+      let twin =
+        evidence > twinAbove
+        && Self.holdSameAudio(
+          leaderAt, (print.peaks, other.offsetFrames, other.speed), frames: frames,
+          parameters: p)
+      guard twin || most - evidence < rivalWithin,
+        Self.bitsAgreement(
           (leaderPrint.bits, leader.offsetFrames, leader.speed),
-          (print.bits, other.offsetFrames, other.speed), frames: frames, parameters: parameters)
-          >= parameters.sameAudioBits
+          (print.bits, other.offsetFrames, other.speed), frames: frames, parameters: p)
+          >= p.sameAudioBits
+      else { continue }
+      if twin {
+        twins.append(i)
+        continue
+      }
+      guard let leaderPeaks else { continue }
+      let peaks =
+        recording.probe.agreement(
+          peaks: print.peaks, offsetFrames: other.offsetFrames, speed: other.speed) ?? 0
+      out[i].rival = min(evidence, most - (leaderPeaks - peaks))
     }
-    guard !twins.isEmpty else { return checked }
-    var kept = checked.indices.filter { !twins.contains($0) }.map { ($0, checked[$0]) }
+    guard !twins.isEmpty else { return out }
+    var kept = out.indices.filter { !twins.contains($0) }.map { ($0, out[$0]) }
     if let at = kept.firstIndex(where: { $0.0 == lead }) {
       kept[at].1.score = max(kept[at].1.score, twins.map { checked[$0].score }.max() ?? 0)
       kept[at].1.best.sameAudio = twins.map { checked[$0].best.songID }

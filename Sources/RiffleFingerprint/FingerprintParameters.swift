@@ -215,7 +215,7 @@ public struct FingerprintParameters: Equatable, Sendable {
   /// A candidate near the one with the most evidence whose bits agree with that one's by
   /// `sameAudioBits` where their peaks do not (a backing two songs share) counts, in the
   /// margin the answer must stand clear by, as far under it as its peaks agree less
-  /// (`FingerprintIndex.rivals`, "A backing two songs share").
+  /// (`FingerprintIndex.weighed`, "A backing two songs share").
   public var sharedBackingByPeaks = true
   /// The evidence thresholds on the evidence alone hold for recordings of this many seconds
   /// or less, and grow with the square root of a longer one's length: a likeness short of the

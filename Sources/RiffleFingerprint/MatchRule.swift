@@ -14,7 +14,7 @@ public enum MatchRule {
     /// two songs of one band share gathers hashes and agrees in the bass alike).
     public var evidenceUnderHashes: Double
     /// Its evidence as a rival of the candidate with the most, which must stand clear of it:
-    /// less than its evidence when the two share only a backing (`FingerprintIndex.rivals`).
+    /// less than its evidence when the two share only a backing (`FingerprintIndex.weighed`).
     public var rivalEvidence: Double
 
     public init(

@@ -59,7 +59,9 @@ struct SharedBackingTests {
     (far.songID, far.songNumber, far.evidence) = ("other", 2, evidence - 3.5)
     let checked = [(40, at), (38, alike), (12, far)].map { (score: $0.0, best: $0.1) }
 
-    let rivals = index.rivals(checked, heard)
+    let weighed = index.weighed(checked, heard)
+    #expect(weighed.map(\.best.songID) == ["song", "remix", "other"])
+    let rivals = weighed.map(\.rival)
     let peaks = try #require(
       heard.probe.agreement(peaks: song.peaks, offsetFrames: at.offsetFrames, speed: 1))
     let remixPeaks =
@@ -73,11 +75,20 @@ struct SharedBackingTests {
     var p = fingerprinter.parameters
     p.sharedBackingByPeaks = false
     let off = FingerprintIndex(songs: [song, remix, other], parameters: p)
-    #expect(off.rivals(checked, heard).allSatisfy { $0 == nil })
+    #expect(off.weighed(checked, heard).allSatisfy { $0.rival == nil })
     #expect(off.chosen(checked, heard) == nil)
-    // A remix whose peaks agree as well stands as near as its evidence: still neither.
-    var close = checked
-    close[1].best.songNumber = 0
-    #expect(index.rivals(close, heard)[1] == evidence - 1)
+    // A copy of the song itself (its peaks agree as well) is its twin, not a rival: taken
+    // out in the same pass, the song named with it beside.
+    let copy = SongPrint(
+      id: "copy", audioKey: "", duration: 20, peaks: song.peaks, bits: song.bits,
+      bass: song.bass)
+    let twice = FingerprintIndex(songs: [song, copy, other])
+    var held = checked
+    (held[1].best.songID, held[1].best.songNumber) = ("copy", 1)
+    let merged = twice.weighed(held, heard)
+    #expect(merged.map(\.best.songID) == ["song", "other"])
+    #expect(merged.allSatisfy { $0.rival == nil })
+    #expect(merged[0].best.sameAudio == ["copy"])
+    #expect(twice.chosen(held, heard)?.sameAudio == ["copy"])
   }
 }
