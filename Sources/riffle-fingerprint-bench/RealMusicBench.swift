@@ -368,6 +368,13 @@ enum RealMusicBench {
             "| fingerprinting a 10 s recording: peaks, and bits at every speed (CPU) | median %.1f ms |",
           1000 * recordingTimes[recordingTimes.count / 2]))
     }
+    if let alone = quietRecordingTime(songs.first { $0.isCatalog }, fingerprinter: fingerprinter) {
+      print(
+        String(
+          format:
+            "| the same, one thread alone (10 s of the first catalog song, 21 times) | median %.1f ms, fastest %.1f ms |",
+          1000 * alone.median, 1000 * alone.fastest))
+    }
     if let riffle = options.riffle {
       try indexThroughRiffle(
         riffle, songs: songs.filter(\.isCatalog), seconds: catalogSeconds, scratch: scratch)
@@ -383,6 +390,29 @@ enum RealMusicBench {
           !songs[$0.song].isCatalog && conditions[$0.condition].seconds == 10
         }, songs: songs, fingerprinter: fingerprinter, riffle: options.riffle, scratch: scratch)
     }
+  }
+
+  /// CPU time to fingerprint 10 s of `song` (from 30 s in) as a recording, 21 times one after
+  /// the other with nothing else running: the figure above is taken while the other core
+  /// fingerprints songs too, and moves with what it does.
+  static func quietRecordingTime(_ song: Song?, fingerprinter: Fingerprinter) -> (
+    median: Double, fastest: Double
+  )? {
+    guard let song, let data = FileManager.default.contents(atPath: song.path),
+      let pcm = try? DecoderFactory.decodeAll(data)
+    else { return nil }
+    let mono = pcm.withUnsafeBytes { Resampler.mono(pcm16: $0, channels: PCMFormat.channels) }
+    guard mono.count >= 40 * 44_100 else { return nil }
+    let excerpt = Array(mono[(30 * 44_100)..<(40 * 44_100)])
+    var times: [Double] = []
+    for _ in 0..<21 {
+      let t0 = FingerprintBench.cpuNow()
+      let recording = fingerprinter.recording(mono: excerpt)
+      times.append(FingerprintBench.cpuNow() - t0)
+      withExtendedLifetime(recording) {}
+    }
+    times.sort()
+    return (times[times.count / 2], times[0])
   }
 
   /// Splits the songs into catalog and strangers. Game soundtracks reuse their own material
