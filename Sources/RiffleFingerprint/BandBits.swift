@@ -84,7 +84,7 @@ public enum BandBits {
     // `before`).
     let first = max(from - lag, sumsFirst, 0)
     let count = max(0, to - first)
-    var energy = [Float](repeating: 0, count: count * bandCount)
+    var energy = [Double](repeating: 0, count: count * bandCount)
     for frame in first..<max(first, to) {
       let base = (frame - sumsFirst) * stride
       let row = (frame - first) * bandCount
@@ -92,21 +92,27 @@ public enum BandBits {
         let low = edges[band]
         let high = max(low + 1, edges[band + 1])
         let power = high <= width ? sums[base + high] - sums[base + low] : 0
-        energy[row + band] = Float(log(max(0, power) + 1e-9))
+        energy[row + band] = max(0, power) + 1e-9
       }
     }
+    // The difference of band b and b + 1 grew, in decibels, when
+    // log now[b] - log now[b + 1] > log before[b] - log before[b + 1], that is when
+    // now[b] x before[b + 1] > now[b + 1] x before[b]: compared as products, with no logarithm
+    // (which was most of the time to make a recording's bits at its 21 speeds).
     var out = [UInt32](repeating: 0, count: max(0, to - from))
-    for frame in from..<max(from, to) where frame - lag >= first {
-      let now = (frame - first) * bandCount
-      let before = (frame - lag - first) * bandCount
-      var word: UInt32 = 0
-      for band in 0..<(bandCount - 1) {
-        let change =
-          (energy[now + band] - energy[now + band + 1])
-          - (energy[before + band] - energy[before + band + 1])
-        if change > 0 { word |= 1 << UInt32(band) }
+    energy.withUnsafeBufferPointer { energy in
+      out.withUnsafeMutableBufferPointer { out in
+        for frame in from..<max(from, to) where frame - lag >= first {
+          let now = energy.baseAddress! + (frame - first) * bandCount
+          let before = energy.baseAddress! + (frame - lag - first) * bandCount
+          var word: UInt32 = 0
+          for band in 0..<(bandCount - 1)
+          where now[band] * before[band + 1] > now[band + 1] * before[band] {
+            word |= 1 << UInt32(band)
+          }
+          out[frame - from] = word
+        }
       }
-      out[frame - from] = word
     }
     return out
   }

@@ -58,7 +58,9 @@ public struct PeakProbe: Sendable {
                   value = max(value, height[bin - 1])
                   if bin + 1 < bins { value = max(value, height[bin + 1]) }
                 }
-                let quantized = ((value - Self.lowest) / Self.step).rounded(.down)
+                // Clamped, then truncated: the floor within 0...levels - 1, without a call
+                // to floorf for each of a recording's points.
+                let quantized = (value - Self.lowest) / Self.step
                 level[bin * frames + frame] = UInt16(
                   max(0, min(Float(Self.levels - 1), quantized)))
               }

@@ -76,6 +76,44 @@ struct CheckTests {
     #expect(stream.bits == whole.bits)
   }
 
+  @Test("a bit says the difference of two bands grew in decibels: as Haitsma and Kalker count")
+  func bitsAreDecibelChanges() {
+    // The bits are compared as products of band energies; counted as the definition says,
+    // by differences of logarithms, they are the same on every frame.
+    let p = FingerprintParameters()
+    let spectrogram = SpectrumAnalyzer.spectrogram(
+      Resampler(decimation: p.decimation).downsample(melody(seconds: 8, seed: 12)),
+      parameters: p)
+    let bits = BandBits.bits(spectrogram, parameters: p)
+    let width = min(BandBits.topBin(p, maxSpeed: 1), spectrogram.bins)
+    let sums = BandBits.powerSums(spectrogram, upTo: width)
+    let edges = BandBits.edges(p, speed: 1).map { min($0, width) }
+    func decibels(_ frame: Int) -> [Double] {
+      let base = frame * (width + 1)
+      return (0..<BandBits.bandCount).map { band in
+        let low = edges[band]
+        let high = max(low + 1, edges[band + 1])
+        let power = high <= width ? sums[base + high] - sums[base + low] : 0
+        return 10 * log10(max(0, power) + 1e-9)
+      }
+    }
+    #expect(bits.count == spectrogram.frames)
+    var compared = 0
+    for frame in p.bandLag..<spectrogram.frames {
+      let now = decibels(frame)
+      let before = decibels(frame - p.bandLag)
+      for band in 0..<(BandBits.bandCount - 1) {
+        let change = (now[band] - now[band + 1]) - (before[band] - before[band + 1])
+        // A change within rounding of nothing may go either way.
+        guard abs(change) > 1e-9 else { continue }
+        #expect((bits[frame] >> UInt32(band)) & 1 == (change > 0 ? 1 : 0))
+        compared += 1
+      }
+    }
+    #expect(compared > 10_000)
+    #expect(bits.prefix(p.bandLag).allSatisfy { $0 == 0 })
+  }
+
   @Test("a recording's bits at a speed are the song's bits when it was played that fast")
   func bitsAtSpeed() throws {
     let fingerprinter = Fingerprinter()
