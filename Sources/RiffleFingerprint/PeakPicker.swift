@@ -192,7 +192,6 @@ public enum PeakPicker {
   ) -> [Float] {
     guard !values.isEmpty, values.count == frames * bins else { return values }
     var alongBins = values
-    var out = values
     alongBins.withUnsafeMutableBufferPointer { along in
       values.withUnsafeBufferPointer { values in
         for frame in 0..<frames {
@@ -206,8 +205,12 @@ public enum PeakPicker {
           }
         }
       }
-      out.withUnsafeMutableBufferPointer { out in
-        _ = out.update(fromContentsOf: along)
+    }
+    // Then each frame takes the frames `distance` before and after it, from the maxima along
+    // frequency.
+    var out = alongBins
+    out.withUnsafeMutableBufferPointer { out in
+      alongBins.withUnsafeBufferPointer { along in
         for distance in stride(from: 1, through: frameRadius, by: 1) where distance < frames {
           for frame in 0..<frames {
             let row = out.baseAddress! + frame * bins
