@@ -196,7 +196,8 @@ public final class TmuxSession: @unchecked Sendable {
 
   /// Waits until `predicate` accepts the screen, polling every 50 ms.
   ///
-  /// - Returns: The screen that satisfied `predicate`.
+  /// - Returns: The screen that satisfied `predicate`, once the program has finished writing
+  ///   it (`settled`).
   /// - Throws: ``TmuxError`` (including the last screen) after `timeout` seconds.
   @discardableResult
   public func waitUntil(timeout: TimeInterval = 10, _ predicate: (String) -> Bool) throws -> String
@@ -204,13 +205,30 @@ public final class TmuxSession: @unchecked Sendable {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
       let screen = capture()
-      if predicate(screen) { return screen }
+      if predicate(screen) { return settled(screen, predicate) }
       if Date() >= deadline {
         throw TmuxError(
           "timed out after \(timeout)s waiting for a screen condition", screen: screen)
       }
       usleep(50_000)
     }
+  }
+
+  /// `screen`, or the frame it is part of: tmux shows a frame as its bytes arrive, so a capture
+  /// taken while the program writes one holds the new frame's top lines over the old one's
+  /// bottom (seen on a loaded machine: a page's title over the loading screen's help line). The
+  /// screen is captured again every 10 ms until two captures agree, at most five times, while
+  /// `predicate` still accepts it; else the last one it accepted.
+  private func settled(_ screen: String, _ predicate: (String) -> Bool) -> String {
+    var last = screen
+    for _ in 0..<5 {
+      usleep(10_000)
+      let next = capture()
+      guard predicate(next) else { return last }
+      if next == last { return next }
+      last = next
+    }
+    return last
   }
 
   /// Waits for the command to end and returns its exit status (128 + N
