@@ -28,8 +28,8 @@ let packedRelocations: [LinkerSetting] = {
 /// The modules that work on every sample (decoding, gain, fingerprints) are optimized in debug
 /// builds too: unoptimized, `riffle identify` took 7.9 s instead of 1.2 s to fingerprint the
 /// bundled catalog, and the tests that run it through the debug binary were four times
-/// slower (docs/testing.md). Overflow checks and preconditions stay; these modules use no
-/// `assert`, which -O drops.
+/// slower (docs/development.md, "Testing"). Overflow checks and preconditions stay; these
+/// modules use no `assert`, which -O drops.
 let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 /// Riffle: a full-screen terminal music player. See docs/architecture.md for how the

@@ -8,6 +8,11 @@ source scripts/setup-debian.sh
 
 echo "== swift format lint"
 swift format lint --strict --recursive Package.swift Sources Tests
+# These two are optimized in debug builds too (Package.swift), where `assert` does nothing.
+if grep -rnE '\bassert(ionFailure)?\(' Sources/RiffleAudio Sources/RiffleFingerprint; then
+  echo "assert in a module built with -O in debug: use precondition (.swiftlint.yml)" >&2
+  exit 1
+fi
 
 echo "== build"
 swift build --build-tests
