@@ -27,8 +27,8 @@ let packedRelocations: [LinkerSetting] = {
 
 /// The modules that work on every sample (decoding, gain, fingerprints) are optimized in debug
 /// builds too: unoptimized, `riffle identify` took 7.9 s instead of 1.2 s to fingerprint the
-/// bundled catalog, and the tests that run it through the debug binary were four times
-/// slower (docs/development.md, "Testing"). Overflow checks and preconditions stay; these
+/// bundled catalog, and the tests that run it through the debug binary were three to four
+/// times slower (docs/development.md, "Testing"). Overflow checks and preconditions stay; these
 /// modules use no `assert`, which -O drops.
 let optimizedInDebug: [SwiftSetting] = [.unsafeFlags(["-O"], .when(configuration: .debug))]
 

@@ -190,7 +190,8 @@ public enum PeakPicker {
   static func neighbourhoodMax(
     _ values: [Float], frames: Int, bins: Int, binRadius: Int, frameRadius: Int
   ) -> [Float] {
-    guard !values.isEmpty, values.count == frames * bins else { return values }
+    precondition(values.count == frames * bins, "a spectrogram of frames x bins values")
+    guard !values.isEmpty else { return values }
     var alongBins = values
     alongBins.withUnsafeMutableBufferPointer { along in
       values.withUnsafeBufferPointer { values in
