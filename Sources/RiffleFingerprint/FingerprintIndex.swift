@@ -992,10 +992,18 @@ public final class FingerprintIndex: @unchecked Sendable {
     _ landmarks: [Landmark], count: Int, perSong: Int, buffer: VoteBuffer<Vote>
   ) -> [(song: Int, alignments: [OffsetVotes.Alignment])] {
     let n = gatherVotes(landmarks, into: buffer)
+    let votes = UnsafeMutableBufferPointer(rebasing: buffer.votes[0..<n])
+    let scratch = UnsafeMutableBufferPointer(rebasing: buffer.scratch[0..<n])
+    if n >= OffsetVotes.pruneMinVotes,
+      let pruned = OffsetVotes.prunedTopAlignments(
+        votes, scratch: scratch, keyBits: voteKeyBits, count: count, perSong: perSong,
+        counts: buffer.counts(of: UnsafeBufferPointer(votes)), from: buffer.threshold)
+    {
+      buffer.threshold = pruned.threshold
+      return pruned.top
+    }
     return OffsetVotes.topAlignments(
-      UnsafeMutableBufferPointer(rebasing: buffer.votes[0..<n]),
-      scratch: UnsafeMutableBufferPointer(rebasing: buffer.scratch[0..<n]),
-      keyBits: voteKeyBits, count: count, perSong: perSong)
+      votes, scratch: scratch, keyBits: voteKeyBits, count: count, perSong: perSong)
   }
 
   func alignments<Vote: FixedWidthInteger & UnsignedInteger>(
@@ -1166,12 +1174,75 @@ extension FingerprintIndex {
   }
 }
 
+/// Votes counted by song and 8 frames of offset (the vote's key without its low 3 bits),
+/// hashed into cells of a byte (stopping at 255), for `OffsetVotes.prunedTopAlignments`. The
+/// cell a vote falls in counts at least every vote of each alignment (two adjacent offsets,
+/// `OffsetVotes.topAlignments`) the vote is part of, since a vote on the edge of its 8 frames
+/// is counted in the next 8 too. Two songs' votes that share a cell by chance only make it
+/// count more: never fewer than an alignment's.
+struct CoarseCounts {
+  let cells: UnsafeMutableBufferPointer<UInt8>
+  private let shift: UInt64
+
+  /// Zeroes `cells`, a power of two of them.
+  init(cells: UnsafeMutableBufferPointer<UInt8>) {
+    precondition(cells.count.nonzeroBitCount == 1, "cells must be a power of two")
+    cells.initialize(repeating: 0)
+    self.cells = cells
+    shift = UInt64(UInt64.bitWidth - cells.count.trailingZeroBitCount)
+  }
+
+  static let coarseBits: UInt64 = 3
+  private static let edge: UInt64 = 1 << coarseBits - 1
+
+  @inline(__always) private func cell(_ coarse: UInt64) -> Int {
+    Int(truncatingIfNeeded: (coarse &* 0x9E37_79B9_7F4A_7C15) >> shift)
+  }
+
+  @inline(__always) private func bump(_ at: Int) {
+    let c = cells.baseAddress! + at
+    c.pointee &+= c.pointee == .max ? 0 : 1
+  }
+
+  /// Counts the vote with this key.
+  @inline(__always) func add(_ key: UInt64) {
+    let coarse = key >> Self.coarseBits
+    bump(cell(coarse))
+    let low = key & Self.edge
+    if low == 0 { bump(cell(coarse &- 1)) } else if low == Self.edge { bump(cell(coarse &+ 1)) }
+  }
+
+  /// The count of the cell the vote with this key falls in.
+  @inline(__always) subscript(key: UInt64) -> UInt8 {
+    cells[cell(key >> Self.coarseBits)]
+  }
+}
+
 /// Room for one query's votes and the radix sort's second copy, grown as needed.
 final class VoteBuffer<Vote: FixedWidthInteger & UnsignedInteger> {
   private(set) var votes = UnsafeMutableBufferPointer<Vote>.allocate(capacity: 0)
   private(set) var scratch = UnsafeMutableBufferPointer<Vote>.allocate(capacity: 0)
   /// The rows the query's landmarks read (`gatherVotes`).
   private(set) var rows = UnsafeMutableBufferPointer<VoteRow>.allocate(capacity: 0)
+  /// Cells of the votes' `CoarseCounts`.
+  private var counted = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 0)
+  /// Where the last search's pruning found the songs kept to begin (the next speed's search
+  /// starts from it: one query's searches have much the same).
+  var threshold = OffsetVotes.pruneFirstThreshold
+
+  /// `votes` counted (`CoarseCounts`), in cells kept from search to search: a power of two
+  /// of them, about one for every vote, from 2^16 to 2^18 (256 KB, so that the counting
+  /// stays in the core's own cache: 2^20 was no faster, 2^17 shared too many cells).
+  func counts(of votes: UnsafeBufferPointer<Vote>) -> CoarseCounts {
+    let wanted = 1 << max(16, min(18, Int.bitWidth - (votes.count - 1).leadingZeroBitCount))
+    if counted.count != wanted {
+      counted.deallocate()
+      counted = .allocate(capacity: wanted)
+    }
+    let counts = CoarseCounts(cells: counted)
+    for v in votes { counts.add(UInt64(v)) }
+    return counts
+  }
 
   func reserveRows(_ count: Int) {
     guard count > rows.count else { return }
@@ -1192,6 +1263,7 @@ final class VoteBuffer<Vote: FixedWidthInteger & UnsignedInteger> {
     votes.deallocate()
     scratch.deallocate()
     rows.deallocate()
+    counted.deallocate()
   }
 }
 
@@ -1326,6 +1398,14 @@ public enum OffsetVotes {
   ) -> [(song: Int, alignments: [Alignment])] {
     guard !votes.isEmpty, wanted > 0, perSong > 0 else { return [] }
     radixSort(votes, scratch: scratch, keyBits: keyBits)
+    return alignments(sorted: UnsafeBufferPointer(votes), count: wanted, perSong: perSong)
+  }
+
+  /// `topAlignments` of votes already sorted.
+  static func alignments<Vote: FixedWidthInteger & UnsignedInteger>(
+    sorted votes: UnsafeBufferPointer<Vote>, count wanted: Int, perSong: Int
+  ) -> [(song: Int, alignments: [Alignment])] {
+    guard !votes.isEmpty, wanted > 0, perSong > 0 else { return [] }
     var kept: [(song: Int, alignments: [Alignment])] = []
     kept.reserveCapacity(wanted + 1)
     let slots = UnsafeMutableBufferPointer<Alignment>.allocate(capacity: perSong)
@@ -1373,6 +1453,84 @@ public enum OffsetVotes {
 
   /// Frames two alignments of one song must be apart to count as two.
   public static let minSeparation: Int64 = 3
+
+  /// Fewer votes than this are sorted whole: pruning them would save little.
+  static let pruneMinVotes = 1 << 15
+  /// The least votes at one alignment the first search's pruning keeps
+  /// (`prunedTopAlignments`); later searches start from what the last one found.
+  static let pruneFirstThreshold = 4
+
+  /// `topAlignments`, the same answer, without sorting every vote (docs/fingerprinting.md,
+  /// "Pruning the votes"): of the 200,000 votes a search of a 10,000-song index gathers, all
+  /// but a few hundred are chance, one or two at an offset of a song, while the `count`th
+  /// song kept has some 5 at one. So the votes are first counted by song and 8 frames of
+  /// offset (`counts`: the cell a vote falls in counts at least every vote of each alignment
+  /// it is part of); only votes whose cell has at least `threshold` are sorted, the top songs
+  /// found among them, and each of those songs' alignments then found again from all its
+  /// votes. A song with an alignment of `threshold` votes or more keeps every vote of it, so
+  /// when the `count`th song found has `threshold` or more, the songs are those, in the order,
+  /// `topAlignments` finds. When it has fewer, at least `count` songs have that many (a true
+  /// lower bound), so the threshold is lowered to it and the votes filtered again; when fewer
+  /// than `count` songs are found, it is halved. Nil when pruning would not pay (half the
+  /// votes kept, or fewer than `count` songs at 2): then sort them all.
+  /// `votes` are left as they were; `threshold` comes back as the `count`th song's votes.
+  static func prunedTopAlignments<Vote: FixedWidthInteger & UnsignedInteger>(
+    _ votes: UnsafeMutableBufferPointer<Vote>, scratch: UnsafeMutableBufferPointer<Vote>,
+    keyBits: Int, count wanted: Int, perSong: Int, counts: CoarseCounts, from threshold: Int
+  ) -> (top: [(song: Int, alignments: [Alignment])], threshold: Int)? {
+    let n = votes.count
+    guard n > 0, wanted > 0, perSong > 0, scratch.count >= n else { return nil }
+    var threshold = max(2, min(Int(UInt8.max), threshold))
+    var songs: [(song: Int, alignments: [Alignment])] = []
+    while true {
+      // The votes whose cells reach the threshold, sorted, in the first half of `scratch`.
+      let least = UInt8(threshold)
+      var kept = 0
+      for v in votes where counts[UInt64(v)] >= least {
+        scratch[kept] = v
+        kept += 1
+      }
+      guard 2 * kept <= n else { return nil }
+      let found = UnsafeMutableBufferPointer(rebasing: scratch[0..<kept])
+      radixSort(
+        found, scratch: UnsafeMutableBufferPointer(rebasing: scratch[kept..<2 * kept]),
+        keyBits: keyBits)
+      songs = alignments(sorted: UnsafeBufferPointer(found), count: wanted, perSong: 1)
+      guard songs.count == wanted else {
+        // Fewer songs than wanted have that many: the threshold (the last search's) was too
+        // high for this one.
+        guard threshold > 2 else { return nil }
+        threshold = max(2, threshold / 2)
+        continue
+      }
+      let last = songs[wanted - 1].alignments[0].score
+      if last >= threshold { break }
+      guard last >= 2 else { return nil }
+      threshold = last
+    }
+    // Every vote of the songs found, their alignments counted again from all of them.
+    let chosen = songs.map(\.song)
+    let highest = chosen.max()!
+    var marked = [UInt64](repeating: 0, count: highest / 64 + 1)
+    for song in chosen { marked[song / 64] |= 1 << UInt64(song % 64) }
+    var kept = 0
+    marked.withUnsafeBufferPointer { marked in
+      for v in votes {
+        let song = Int(truncatingIfNeeded: UInt64(v) >> UInt64(offsetBits))
+        if song <= highest, marked[song / 64] & (1 << UInt64(song % 64)) != 0 {
+          scratch[kept] = v
+          kept += 1
+        }
+      }
+    }
+    guard 2 * kept <= n else { return nil }
+    let theirs = UnsafeMutableBufferPointer(rebasing: scratch[0..<kept])
+    radixSort(
+      theirs, scratch: UnsafeMutableBufferPointer(rebasing: scratch[kept..<2 * kept]),
+      keyBits: keyBits)
+    let top = alignments(sorted: UnsafeBufferPointer(theirs), count: wanted, perSong: perSong)
+    return (top, top.last?.alignments[0].score ?? threshold)
+  }
 
   /// A song's best few alignments, kept as its offsets go by in order, in slots reused from
   /// song to song: an offer within `minSeparation` of a kept one replaces it only when it has

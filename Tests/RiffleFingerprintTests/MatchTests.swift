@@ -121,6 +121,104 @@ struct MatchTests {
     #expect(fromWide.prefix(3).map(\.song).sorted() == [0, 1, 2])
   }
 
+  /// 200,000 votes of chance over 10,000 songs, as a search of a 10,000-song index gathers,
+  /// with alignments planted among them: some well above the rest, some near the tenth
+  /// song's few votes (ties included), some across the edge of 8 frames the counting groups.
+  static func plantedVotes(seed: UInt64) -> [UInt32] {
+    var generator = TestRandom(seed: seed)
+    var votes: [UInt64] = (0..<200_000).map { _ in
+      OffsetVotes.vote(
+        song: Int(generator.next() % 10_000), offset: Int64(generator.next() % 12_000) - 500)
+    }
+    for planted in 0..<40 {
+      // Forty songs, none drawn twice.
+      let song = Int(generator.next() % 250) * 40 + planted
+      // Offsets of every remainder by 8: the last is on the edge, its neighbour in the next 8.
+      let offset = Int64(generator.next() % 10_000) / 8 * 8 + Int64(planted % 8)
+      let score = planted < 5 ? 20 + planted : 3 + planted % 5
+      for i in 0..<score {
+        votes.append(OffsetVotes.vote(song: song, offset: offset + Int64(i % 2)))
+      }
+      // A second, weaker alignment of the same song, further on.
+      for _ in 0..<(score / 3) { votes.append(OffsetVotes.vote(song: song, offset: offset + 40)) }
+    }
+    // Chance order, as rows are read.
+    for i in stride(from: votes.count - 1, to: 0, by: -1) {
+      votes.swapAt(i, Int(generator.next() % UInt64(i + 1)))
+    }
+    return votes.map { UInt32($0) }
+  }
+
+  @Test(
+    "counting the votes by 8 frames first, only the fullest sorted: the songs and alignments of sorting them all, from a threshold too low or too high",
+    arguments: [(1, 3), (2, 4), (3, 7), (4, 60)])
+  func prunedVotes(seed: UInt64, threshold: Int) throws {
+    let votes = Self.plantedVotes(seed: seed)
+    var all = votes
+    var scratch = votes
+    let expected = all.withUnsafeMutableBufferPointer { all in
+      scratch.withUnsafeMutableBufferPointer { scratch in
+        OffsetVotes.topAlignments(all, scratch: scratch, keyBits: 31, count: 10, perSong: 8)
+      }
+    }
+    let buffer = VoteBuffer<UInt32>()
+    buffer.reserve(votes.count)
+    let pruned = votes.withUnsafeBufferPointer { votes in
+      let copy = UnsafeMutableBufferPointer(rebasing: buffer.votes[0..<votes.count])
+      _ = copy.update(fromContentsOf: votes)
+      return OffsetVotes.prunedTopAlignments(
+        copy, scratch: UnsafeMutableBufferPointer(rebasing: buffer.scratch[0..<votes.count]),
+        keyBits: 31, count: 10, perSong: 8, counts: buffer.counts(of: UnsafeBufferPointer(copy)),
+        from: threshold)
+    }
+    let found = try #require(pruned)
+    #expect(found.top.map(\.song) == expected.map(\.song))
+    #expect(found.top.map(\.alignments) == expected.map(\.alignments))
+    #expect(found.threshold == expected.last?.alignments[0].score)
+    // The planted songs lead; the votes themselves are left in the order they came.
+    #expect(expected.prefix(5).allSatisfy { $0.alignments[0].score >= 20 })
+    #expect(Array(buffer.votes[0..<votes.count]) == votes)
+  }
+
+  @Test("an alignment across the edge of 8 frames is counted whole in both cells")
+  func coarseCountsEdge() {
+    let cells = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 1 << 16)
+    defer { cells.deallocate() }
+    let counts = CoarseCounts(cells: cells)
+    // Biased offsets 7 and 8 (the bias is a multiple of 8): two cells.
+    let before = OffsetVotes.vote(song: 12, offset: 7)
+    let after = OffsetVotes.vote(song: 12, offset: 8)
+    for _ in 0..<3 { counts.add(before) }
+    for _ in 0..<4 { counts.add(after) }
+    #expect(counts[before] >= 7 && counts[after] >= 7)
+    // Counts stop at 255 instead of wrapping.
+    for _ in 0..<300 { counts.add(OffsetVotes.vote(song: 40, offset: 100)) }
+    #expect(counts[OffsetVotes.vote(song: 40, offset: 100)] == 255)
+  }
+
+  @Test("pruning gives way to sorting every vote when fewer songs than wanted stand out")
+  func prunedFewSongs() {
+    var generator = TestRandom(seed: 9)
+    var votes: [UInt32] = (0..<40_000).map { _ in
+      UInt32(
+        OffsetVotes.vote(
+          song: Int(generator.next() % 10_000), offset: Int64(generator.next() % 12_000)))
+    }
+    for song in 0..<3 {
+      votes += Array(repeating: UInt32(OffsetVotes.vote(song: song, offset: 50)), count: 100)
+    }
+    let buffer = VoteBuffer<UInt32>()
+    var scratch = votes
+    let pruned = votes.withUnsafeMutableBufferPointer { votes in
+      scratch.withUnsafeMutableBufferPointer { scratch in
+        OffsetVotes.prunedTopAlignments(
+          votes, scratch: scratch, keyBits: 31, count: 10, perSong: 2,
+          counts: buffer.counts(of: UnsafeBufferPointer(votes)), from: 4)
+      }
+    }
+    #expect(pruned == nil)
+  }
+
   @Test("a passage a song plays twice is found at both places")
   func repeatedPassage() throws {
     let passage = randomPrint("passage", seed: 21, count: 450, frames: 1_000).peaks
