@@ -1231,10 +1231,12 @@ final class VoteBuffer<Vote: FixedWidthInteger & UnsignedInteger> {
   var threshold = OffsetVotes.pruneFirstThreshold
 
   /// `votes` counted (`CoarseCounts`), in cells kept from search to search: a power of two
-  /// of them, about one for every vote, from 2^16 to 2^18 (256 KB, so that the counting
-  /// stays in the core's own cache: 2^20 was no faster, 2^17 shared too many cells).
+  /// of them, at least one for every vote, from 2^16 to 2^20: 256 KB for the 217,000 votes
+  /// of a search of 10,000 songs, which the core's own cache holds (a megabyte there was no
+  /// faster, half as many cells shared too many); more for more votes, whose cells would
+  /// otherwise fill with chance and keep too many.
   func counts(of votes: UnsafeBufferPointer<Vote>) -> CoarseCounts {
-    let wanted = 1 << max(16, min(18, Int.bitWidth - (votes.count - 1).leadingZeroBitCount))
+    let wanted = 1 << max(16, min(20, Int.bitWidth - (votes.count - 1).leadingZeroBitCount))
     if counted.count != wanted {
       counted.deallocate()
       counted = .allocate(capacity: wanted)
