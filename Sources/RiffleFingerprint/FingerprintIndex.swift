@@ -1487,17 +1487,10 @@ public enum OffsetVotes {
     while true {
       // The votes whose cells reach the threshold, sorted, in the first half of `scratch`.
       let least = UInt8(threshold)
-      var kept = 0
-      for v in votes where counts[UInt64(v)] >= least {
-        scratch[kept] = v
-        kept += 1
-      }
-      guard 2 * kept <= n else { return nil }
-      let found = UnsafeMutableBufferPointer(rebasing: scratch[0..<kept])
-      radixSort(
-        found, scratch: UnsafeMutableBufferPointer(rebasing: scratch[kept..<2 * kept]),
-        keyBits: keyBits)
-      songs = alignments(sorted: UnsafeBufferPointer(found), count: wanted, perSong: 1)
+      guard
+        let found = sorted(votes, where: { counts[UInt64($0)] >= least }, in: scratch, keyBits)
+      else { return nil }
+      songs = alignments(sorted: found, count: wanted, perSong: 1)
       guard songs.count == wanted else {
         // Fewer songs than wanted have that many: the threshold (the last search's) was too
         // high for this one.
@@ -1515,23 +1508,38 @@ public enum OffsetVotes {
     let highest = chosen.max()!
     var marked = [UInt64](repeating: 0, count: highest / 64 + 1)
     for song in chosen { marked[song / 64] |= 1 << UInt64(song % 64) }
-    var kept = 0
-    marked.withUnsafeBufferPointer { marked in
-      for v in votes {
-        let song = Int(truncatingIfNeeded: UInt64(v) >> UInt64(offsetBits))
-        if song <= highest, marked[song / 64] & (1 << UInt64(song % 64)) != 0 {
-          scratch[kept] = v
-          kept += 1
-        }
-      }
+    let theirs = marked.withUnsafeBufferPointer { marked in
+      sorted(
+        votes,
+        where: {
+          let song = Int(truncatingIfNeeded: UInt64($0) >> UInt64(offsetBits))
+          return song <= highest && marked[song / 64] & (1 << UInt64(song % 64)) != 0
+        }, in: scratch, keyBits)
     }
-    guard 2 * kept <= n else { return nil }
-    let theirs = UnsafeMutableBufferPointer(rebasing: scratch[0..<kept])
-    radixSort(
-      theirs, scratch: UnsafeMutableBufferPointer(rebasing: scratch[kept..<2 * kept]),
-      keyBits: keyBits)
-    let top = alignments(sorted: UnsafeBufferPointer(theirs), count: wanted, perSong: perSong)
+    guard let theirs else { return nil }
+    let top = alignments(sorted: theirs, count: wanted, perSong: perSong)
     return (top, top.last?.alignments[0].score ?? threshold)
+  }
+
+  /// The votes `keep` is true of, copied in order to the start of `scratch` and sorted there
+  /// (the radix sort's second copy just after them); nil when they are over half of `votes`
+  /// (sorting them would cost what sorting all does, and `scratch` would not hold both).
+  @inline(__always)
+  static func sorted<Vote: FixedWidthInteger & UnsignedInteger>(
+    _ votes: UnsafeMutableBufferPointer<Vote>, where keep: (Vote) -> Bool,
+    in scratch: UnsafeMutableBufferPointer<Vote>, _ keyBits: Int
+  ) -> UnsafeBufferPointer<Vote>? {
+    var kept = 0
+    for v in votes where keep(v) {
+      scratch[kept] = v
+      kept += 1
+    }
+    guard 2 * kept <= votes.count else { return nil }
+    let found = UnsafeMutableBufferPointer(rebasing: scratch[0..<kept])
+    radixSort(
+      found, scratch: UnsafeMutableBufferPointer(rebasing: scratch[kept..<2 * kept]),
+      keyBits: keyBits)
+    return UnsafeBufferPointer(found)
   }
 
   /// A song's best few alignments, kept as its offsets go by in order, in slots reused from
